@@ -1,0 +1,10 @@
+//! Formats shared by every part of Ferrite: the m68k driver, the formatter, the build tool
+//! (`retro68-build`) and the emulated Mac (`tests/`).
+//!
+//! One definition per format: a structure that is written by one side and read by another is
+//! defined here exactly once.
+#![no_std]
+
+extern crate alloc;
+
+pub mod flat;

@@ -1,0 +1,2 @@
+//! Codegen conformance cases.
+#![no_std]
