@@ -39,7 +39,7 @@
 //! | 16     | 4    | relocation table length in bytes, terminator included, even (padded with `00`) |
 //! | 20     | 4    | export table length in bytes                                        |
 //! | 24     | 4    | target CPU (68000, 68020, 68030, 68040)                              |
-//! | 28     | 4    | reserved, 0                                                         |
+//! | 28     | 4    | code length: the image starts with this many bytes of instructions (`.text`) |
 //! | 32     | …    | image, then relocation table, then export table                     |
 //!
 //! An export entry is `u32 offset, u8 name length, name bytes`, padded to an even length.
@@ -234,6 +234,8 @@ pub struct FlatImage {
     pub exports: Vec<Export>,
     /// Target CPU as a number: 68000, 68020, 68030 or 68040.
     pub cpu: u32,
+    /// Length of the code (`.text`) at the start of the image; the rest is data.
+    pub code_len: u32,
 }
 
 impl FlatImage {
@@ -273,7 +275,7 @@ impl FlatImage {
         out.extend_from_slice(&(relocs.len() as u32).to_be_bytes());
         out.extend_from_slice(&(exports.len() as u32).to_be_bytes());
         out.extend_from_slice(&self.cpu.to_be_bytes());
-        out.extend_from_slice(&[0u8; 4]);
+        out.extend_from_slice(&self.code_len.to_be_bytes());
         out.extend_from_slice(&self.image);
         out.extend_from_slice(&relocs);
         out.extend_from_slice(&exports);
@@ -304,12 +306,16 @@ impl FlatImage {
         let reloc_len = be32(16)? as usize;
         let export_len = be32(20)? as usize;
         let cpu = be32(24)?;
+        let code_len = be32(28)?;
         let img_start = header_len;
         let rel_start = img_start.checked_add(image_len).ok_or(FlatError::BadContainer("lengths overflow"))?;
         let exp_start = rel_start.checked_add(reloc_len).ok_or(FlatError::BadContainer("lengths overflow"))?;
         let end = exp_start.checked_add(export_len).ok_or(FlatError::BadContainer("lengths overflow"))?;
         if end > bytes.len() {
             return Err(FlatError::BadContainer("truncated body"));
+        }
+        if code_len as usize > image_len {
+            return Err(FlatError::BadContainer("code length exceeds image length"));
         }
         let image = bytes[img_start..rel_start].to_vec();
         let relocs = bytes[rel_start..exp_start].to_vec();
@@ -331,7 +337,7 @@ impl FlatImage {
             exports.push(Export { name: String::from(name), offset });
             p = name_end + (name_end - exp_start) % 2;
         }
-        Ok(FlatImage { image, bss_len, relocs, exports, cpu })
+        Ok(FlatImage { image, bss_len, relocs, exports, cpu, code_len })
     }
 }
 
@@ -385,6 +391,7 @@ mod tests {
                 Export { name: "ab".into(), offset: 2 },
             ],
             cpu: 68000,
+            code_len: 2,
         };
         let bytes = f.to_bytes();
         let mut g = FlatImage::parse(&bytes).unwrap();

@@ -1,1 +1,44 @@
-//! The emulated Mac.
+//! The emulated Mac: a 68k CPU (the `m68k` crate) with a high-level model of the Mac OS
+//! services Ferrite uses, for running real 68k Ferrite binaries in host tests.
+//!
+//! ```no_run
+//! use ferrite_emu::{CpuModel, Machine};
+//! # fn image() -> ferrite_shared::flat::FlatImage { unimplemented!() }
+//! let mut m = Machine::new(CpuModel::M68040);
+//! m.load(&image()).unwrap();                 // into the system heap, relocated
+//! let r = m.call("add", &[2, 3]).unwrap();   // C ABI
+//! assert_eq!(r.d0, 5);
+//! ```
+//!
+//! Modules, one per concern:
+//! * [`cpu`]: CPU model selection.
+//! * [`bus`]: RAM, bus errors, the written-since-flush bitmap.
+//! * [`machine`]: the [`Machine`], its memory layout and the run loop.
+//! * [`lowmem`]: low-memory globals.
+//! * [`traps`], [`trap_names`]: the A-line trap dispatcher and trap names.
+//! * [`memory_manager`], [`mm_traps`]: the Memory Manager model and its traps.
+//! * [`loader`]: flat-image loading and C-ABI calls.
+//! * [`error`]: run errors.
+//! * [`qemu`]: the second, independent 68k core (`qemu-m68k`).
+//! * [`conformance`]: the codegen suite compared across host, emulator and QEMU.
+
+pub mod bus;
+pub mod cpu;
+pub mod error;
+pub mod loader;
+pub mod lowmem;
+pub mod machine;
+pub mod memory_manager;
+pub mod mm_traps;
+pub mod testing;
+pub mod trap_names;
+pub mod traps;
+pub mod conformance;
+pub mod qemu;
+
+pub use cpu::CpuModel;
+pub use error::{ChainSource, Fault, ReturnAddress, RunError};
+pub use loader::{CallResult, LoadedImage};
+pub use machine::{Layout, Machine, MachineConfig, Stats};
+pub use memory_manager::ZoneId;
+pub use traps::{SavedReg, TrapCall, TrapHandler, TrapTable};
