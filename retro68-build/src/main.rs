@@ -1,3 +1,270 @@
-fn main() {
-    println!("xtask: not yet");
+//! `cargo xtask`: the one entry point for building, verifying and testing Ferrite.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use retro68_build::elf::read_linked;
+use retro68_build::m68k::{self, Cpu, Rule};
+use retro68_build::pipeline::{self, ARTIFACTS, Built, Options};
+use retro68_build::prereq;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Build, verify and test Ferrite (m68k Mac SCSI driver and formatter)")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Install what is missing, then build, legalize and verify every m68k artifact.
+    Build,
+    /// The main job (until the formatter exists: build and verify every artifact, print sizes).
+    Demo,
+    /// Run every test: the workspace's `cargo test` plus the emulator suites.
+    Test,
+    /// Decode every instruction of an m68k ELF or flat image and report what the target
+    /// CPU would reject, privileged instructions and compare/branch flag hazards.
+    Verify {
+        /// An m68k ELF (linked) or a Ferrite flat image (`.flat`).
+        file: PathBuf,
+        /// Target CPU: 68000, 68020, 68030 or 68040.
+        #[arg(long, default_value = "68000")]
+        cpu: u32,
+    },
+    /// Install the prerequisites only.
+    Setup,
+}
+
+fn workspace_root() -> PathBuf {
+    // CARGO_MANIFEST_DIR is retro68-build/ at compile time.
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("xtask: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let root = workspace_root();
+    match cli.cmd {
+        Cmd::Setup => {
+            prereq::ensure_all()?;
+            println!("xtask: all prerequisites are installed");
+        }
+        Cmd::Build => {
+            prereq::ensure_all()?;
+            let built = build_all(&Options::standard(&root))?;
+            print!("{}", pipeline::size_table(&built));
+        }
+        Cmd::Demo => {
+            prereq::ensure_all()?;
+            let built = build_all(&Options::standard(&root))?;
+            println!("\nFerrite m68k artifacts (built for the 68000, legalized and verified):\n");
+            print!("{}", pipeline::size_table(&built));
+            println!("\nThe formatter does not exist yet; `cargo xtask test` runs the codegen suite in the emulators.");
+        }
+        Cmd::Verify { file, cpu } => return verify_file(&file, cpu),
+        Cmd::Test => test(&root)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cpu_from_number(n: u32) -> Result<Cpu> {
+    Ok(match n {
+        68000 => Cpu::M68000,
+        68010 => Cpu::M68010,
+        68020 => Cpu::M68020,
+        68030 => Cpu::M68030,
+        68040 => Cpu::M68040,
+        _ => bail!("unknown CPU {n}: use 68000, 68010, 68020, 68030 or 68040"),
+    })
+}
+
+fn build_all(opts: &Options) -> Result<Vec<Built>> {
+    let mut built = Vec::new();
+    for a in ARTIFACTS {
+        eprintln!("xtask: building {} for the 68k", a.name);
+        built.push(pipeline::build_artifact(a, opts)?);
+    }
+    Ok(built)
+}
+
+fn verify_file(file: &Path, cpu: u32) -> Result<ExitCode> {
+    let cpu = cpu_from_number(cpu)?;
+    let data = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let report = if data.starts_with(b"\x7fELF") {
+        let linked = read_linked(&data)?;
+        let syms: Vec<m68k::Symbol> = linked
+            .functions
+            .iter()
+            .map(|f| m68k::Symbol { name: f.name.clone(), addr: f.addr, size: f.size })
+            .collect();
+        m68k::verify(&linked.image[..linked.code_len as usize], linked.base, cpu, &syms)
+    } else if data.starts_with(&ferrite_shared::flat::MAGIC) {
+        let flat = ferrite_shared::flat::FlatImage::parse(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let syms: Vec<m68k::Symbol> = flat
+            .exports
+            .iter()
+            .map(|e| m68k::Symbol { name: e.name.clone(), addr: e.offset, size: 0 })
+            .collect();
+        m68k::verify(&flat.image[..flat.code_len as usize], 0, cpu, &syms)
+    } else {
+        bail!("{} is neither an ELF file nor a Ferrite flat image", file.display());
+    };
+    for f in &report.findings {
+        println!("{}: {f}", file.display());
+    }
+    println!(
+        "{}: {} instructions decoded, {} findings",
+        file.display(),
+        report.instructions,
+        report.findings.len()
+    );
+    Ok(if report.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn cargo_stable(root: &Path) -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.current_dir(root);
+    cmd
+}
+
+fn status(cmd: &mut Command, what: &str) -> Result<()> {
+    let st = cmd.status().with_context(|| format!("could not start {what}"))?;
+    if !st.success() {
+        bail!("{what} failed ({st})");
+    }
+    Ok(())
+}
+
+fn test(root: &Path) -> Result<()> {
+    prereq::ensure_all()?;
+    let opts = Options::standard(root);
+    let built = build_all(&opts)?;
+    print!("{}", pipeline::size_table(&built));
+    let m68k_dir = opts.out_dir.clone();
+
+    // 1. Everything `cargo test --workspace` runs, plus the tests that need m68k artifacts.
+    status(
+        cargo_stable(root)
+            .args(["test", "--workspace", "--", "--include-ignored"])
+            .env("FERRITE_M68K_DIR", &m68k_dir),
+        "cargo test --workspace",
+    )?;
+
+    // 2. Codegen conformance on the m68k crate's 68000/68020/68040 and on QEMU.
+    let flat = m68k_dir.join("test/codegen-suite.flat");
+    let linux = m68k_dir.join("test/codegen-suite-linux.elf");
+    status(
+        conformance_runner(root)
+            .arg(&flat)
+            .arg(&linux)
+            .arg("--known")
+            .arg(root.join("tests/codegen/known-miscompiles.txt")),
+        "codegen conformance",
+    )?;
+
+    // 3. Proof that the LLVM flag matters: without it, the build must be caught.
+    let with_flag = built.iter().find(|b| b.artifact.name == "codegen-suite").expect("suite built");
+    no_flag_is_caught(root, with_flag)?;
+
+    // 4. Byte-for-byte reproducible: a second build from scratch gives the same files.
+    reproducible(root, &built)?;
+    println!("xtask test: all passed");
+    Ok(())
+}
+
+fn conformance_runner(root: &Path) -> Command {
+    let mut cmd = cargo_stable(root);
+    cmd.args(["run", "--quiet", "--release", "-p", "ferrite-emu", "--bin", "codegen-conformance", "--"]);
+    cmd
+}
+
+/// Passed/total from a `codegen conformance: P/T on TARGET` line.
+fn passed_on(output: &str, target: &str) -> Option<(u32, u32)> {
+    output.lines().find(|l| l.starts_with("codegen conformance:") && l.contains(&format!(" on {target}"))).and_then(|l| {
+        let frac = l.split_whitespace().nth(2)?;
+        let (p, t) = frac.split_once('/')?;
+        Some((p.parse().ok()?, t.parse().ok()?))
+    })
+}
+
+fn reproducible(root: &Path, first: &[Built]) -> Result<()> {
+    let opts = Options {
+        root: root.to_path_buf(),
+        phi_flag: true,
+        build_dir: root.join("target/m68k-build/reproducibility"),
+        out_dir: root.join("target/m68k-reproducibility"),
+        strict: true,
+    };
+    let _ = std::fs::remove_dir_all(&opts.build_dir);
+    eprintln!("xtask: building every artifact a second time, from scratch, to check reproducibility");
+    let second = build_all(&opts)?;
+    for (a, b) in first.iter().zip(&second) {
+        let x = std::fs::read(&a.path)?;
+        let y = std::fs::read(&b.path)?;
+        if x != y {
+            bail!(
+                "{} is not reproducible: {} and {} differ",
+                a.artifact.name,
+                a.path.display(),
+                b.path.display()
+            );
+        }
+    }
+    println!("reproducible: {} artifacts byte-for-byte identical across two clean builds", first.len());
+    Ok(())
+}
+
+fn no_flag_is_caught(root: &Path, with_flag: &Built) -> Result<()> {
+    let opts = Options {
+        root: root.to_path_buf(),
+        phi_flag: false,
+        build_dir: root.join("target/m68k-build/no-phi-flag"),
+        out_dir: root.join("target/m68k-no-phi-flag"),
+        strict: false,
+    };
+    let a = ARTIFACTS.iter().find(|a| a.name == "codegen-suite").expect("codegen-suite artifact");
+    let l = ARTIFACTS.iter().find(|a| a.name == "codegen-suite-linux").expect("codegen-suite-linux artifact");
+    eprintln!("xtask: building the codegen suite WITHOUT {} (expected to be caught)", pipeline::PHI_FLAG);
+    let built = pipeline::build_artifact(a, &opts)?;
+    let built_linux = pipeline::build_artifact(l, &opts)?;
+    let hazards = |b: &Built| b.verify.findings.iter().filter(|f| f.rule == Rule::FlagHazard).count();
+    let (h_with, h_without) = (hazards(with_flag), hazards(&built));
+    let run = |flat: &Path| -> Result<Option<(u32, u32)>> {
+        let out = conformance_runner(root)
+            .arg(flat)
+            .arg(&built_linux.path)
+            .args(["--only", "M68040", "--quiet"])
+            .output()
+            .context("could not run the codegen conformance runner")?;
+        Ok(passed_on(&String::from_utf8_lossy(&out.stdout), "M68040"))
+    };
+    let p_with = run(&with_flag.path)?;
+    let p_without = run(&built.path)?;
+    println!(
+        "without {}: the verifier finds {h_without} flag hazards (with it: {h_with}); the suite passes {} on the 68040 (with it: {})",
+        pipeline::PHI_FLAG,
+        p_without.map(|(p, t)| format!("{p}/{t}")).unwrap_or_else(|| "nothing".into()),
+        p_with.map(|(p, t)| format!("{p}/{t}")).unwrap_or_else(|| "?".into()),
+    );
+    let verifier_caught = h_without > h_with;
+    let suite_caught = match (p_without, p_with) {
+        (None, _) => true,
+        (Some((pw, _)), Some((p, _))) => pw < p,
+        (Some(_), None) => false,
+    };
+    if !verifier_caught && !suite_caught {
+        bail!("building without {} was NOT caught by the verifier or the suite", pipeline::PHI_FLAG);
+    }
+    Ok(())
 }

@@ -68,10 +68,20 @@ pub fn host_output(index: u32) -> Vec<u8> {
     buf
 }
 
+/// Instructions one case may take before it counts as hung (the slowest case needs about
+/// 3 M on the 68000).
+pub const CASE_BUDGET: u64 = 30_000_000;
+
+fn config(model: CpuModel) -> MachineConfig {
+    let mut c = MachineConfig::new(model);
+    c.instruction_budget = CASE_BUDGET;
+    c
+}
+
 /// Run every case in the emulated Mac on `model`.
 pub fn run_emulated(flat: &FlatImage, model: CpuModel) -> Result<Outcome, String> {
     let total = codegen_suite::CASES.len() as u32;
-    let mut m = Machine::with_config(MachineConfig::new(model))?;
+    let mut m = Machine::with_config(config(model))?;
     m.load(flat).map_err(|e| format!("loading the suite: {e}"))?;
     let count = m.call("cg_case_count", &[]).map_err(|e| format!("cg_case_count: {e}"))?.d0;
     if count != total {
@@ -106,7 +116,7 @@ pub fn run_emulated(flat: &FlatImage, model: CpuModel) -> Result<Outcome, String
             Err(e) => {
                 let msg = format!("{e}");
                 // A fault leaves the machine in an unknown state: start a fresh one.
-                m = Machine::with_config(MachineConfig::new(model))?;
+                m = Machine::with_config(config(model))?;
                 m.load(flat).map_err(|e| format!("reloading the suite: {e}"))?;
                 Err(msg)
             }
@@ -118,38 +128,48 @@ pub fn run_emulated(flat: &FlatImage, model: CpuModel) -> Result<Outcome, String
     Ok(outcome)
 }
 
-/// Run the `linux` build under `qemu-m68k -cpu <cpu>` and compare with the host.
+/// Seconds one QEMU run may take before the case it is in counts as hung.
+pub const QEMU_TIMEOUT_SECS: u64 = 10;
+
+/// Run the `linux` build under `qemu-m68k -cpu <cpu>` and compare with the host. A case that
+/// kills the program is recorded with QEMU's message, and the run resumes after it.
 pub fn run_qemu(elf: &Path, cpu: &str) -> Result<Outcome, String> {
     let total = codegen_suite::CASES.len() as u32;
     let start = Instant::now();
-    let out = qemu::run(elf, cpu, Duration::from_secs(300))?;
-    let host_time = start.elapsed();
+    let mut results: std::collections::BTreeMap<u32, Result<Vec<u8>, String>> = Default::default();
+    let mut first = 0;
+    while first < total {
+        let out = qemu::run(elf, cpu, first, Duration::from_secs(QEMU_TIMEOUT_SECS))?;
+        for (&i, v) in &out.cases {
+            results.insert(i, v.clone().ok_or_else(|| "the 68k reported overflow".to_string()));
+        }
+        if out.end_count.is_some() && out.exit_code == Some(0) && out.cases.len() as u32 == total - first {
+            if out.end_count != Some(total) {
+                return Err(format!("the 68k build has {:?} cases, the host {total}", out.end_count));
+            }
+            break;
+        }
+        // The program died in the first case it did not report.
+        let dead = (first..total).find(|i| !out.cases.contains_key(i)).unwrap_or(total);
+        if dead < total {
+            let why = out.stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("no message").trim().to_string();
+            let what = if out.exit_code == Some(0) { "wrote stray output" } else { "died" };
+            results.insert(dead, Err(format!("QEMU: the program {what} (exit {:?}): {why}", out.exit_code)));
+        }
+        first = dead + 1;
+    }
     let mut outcome = Outcome {
         target: format!("qemu-m68k -cpu {cpu}"),
         total,
         mismatches: Vec::new(),
         instructions: 0,
         cycles: 0,
-        host_time,
-    };
-    let stopped = if out.end_count != Some(total) || out.exit_code != Some(0) {
-        Some(format!(
-            "QEMU stopped early (exit {:?}, END {:?}): {}",
-            out.exit_code,
-            out.end_count,
-            out.stderr.lines().next().unwrap_or("")
-        ))
-    } else {
-        None
+        host_time: start.elapsed(),
     };
     for index in 0..total {
         let name = codegen_suite::CASES[index as usize].name;
         let expected = host_output(index);
-        let got = match out.cases.get(&index) {
-            Some(Some(bytes)) => Ok(bytes.clone()),
-            Some(None) => Err("the 68k reported overflow".to_string()),
-            None => Err(stopped.clone().unwrap_or_else(|| "no output for this case".to_string())),
-        };
+        let got = results.remove(&index).unwrap_or_else(|| Err("no output for this case".to_string()));
         if got.as_ref() != Ok(&expected) {
             outcome.mismatches.push(Mismatch { index, name, expected, got });
         }

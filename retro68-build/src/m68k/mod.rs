@@ -1,1 +1,23 @@
 //! 68k instruction decoding, the 68000 legalizer and the binary verifier.
+//!
+//! * [`decode`] decodes one instruction of the 68000 family (complete 68000
+//!   set, 68010–68040 integer additions, best-effort F-line).
+//! * [`legalize`] rewrites the 68020-only `bra.l`/`bsr.l`/`bcc.l` that LLVM
+//!   emits for the 68000 into 68000 instructions of the same length.
+//! * [`verify`] checks a whole code image: illegal encodings, instructions too
+//!   new for the target CPU, privileged instructions, bad branch targets and
+//!   the LLVM M68k flag-clobbering miscompile.
+//! * [`verify_elf`] runs [`verify`] over the `.text` of a linked ELF file.
+
+pub mod decode;
+pub mod elf;
+pub mod legalize;
+pub mod verify;
+
+pub use decode::{
+    BranchSize, Ccr, Cond, Cpu, DecodeError, FlagClass, FlagEffect, Flow, Insn, Kind, Privilege,
+    Size, decode,
+};
+pub use elf::{ElfError, ElfText, read_elf_text, verify_elf};
+pub use legalize::{LegalizeError, LegalizeReport, Rewrite, RewriteKind, legalize};
+pub use verify::{Finding, Rule, Symbol, VerifyReport, verify};

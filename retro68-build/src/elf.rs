@@ -1,0 +1,211 @@
+//! Reading linked m68k ELF files (GNU ld output with `-q`, relocations kept) with the
+//! `object` crate, and turning a flat-linked one into a [`FlatImage`].
+
+use anyhow::{Context, Result, bail};
+use ferrite_shared::flat::{Export, FlatImage, encode_relocs};
+use object::elf;
+use object::read::elf::{ElfFile32, FileHeader};
+use object::{
+    Endianness, Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionKind,
+    SymbolKind, SymbolSection,
+};
+
+/// A function symbol: name, address, size in bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FuncSymbol {
+    pub name: String,
+    pub addr: u32,
+    pub size: u32,
+}
+
+/// The parts of a linked ELF the pipeline needs.
+#[derive(Debug, Clone)]
+pub struct Linked {
+    /// Bytes of every allocated PROGBITS section, laid out from `base`; gaps zero.
+    pub image: Vec<u8>,
+    /// Address of `image[0]`.
+    pub base: u32,
+    /// Length of `.text` at the start of the image.
+    pub code_len: u32,
+    /// Zero-initialised bytes after the image.
+    pub bss_len: u32,
+    /// Image offsets of `R_68K_32` relocations against symbols inside the image.
+    pub abs32: Vec<u32>,
+    /// Function symbols inside `.text`.
+    pub functions: Vec<FuncSymbol>,
+    /// Every defined, named symbol (name → address).
+    pub symbols: Vec<(String, u32)>,
+    /// File offset of `.text` (to patch the ELF in place).
+    pub text_file_offset: u64,
+}
+
+fn demangle(name: &str) -> String {
+    format!("{:#}", rustc_demangle::demangle(name))
+}
+
+/// Read a linked, executable m68k ELF.
+pub fn read_linked(data: &[u8]) -> Result<Linked> {
+    let file: ElfFile32<Endianness> = ElfFile32::parse(data).context("not a 32-bit ELF file")?;
+    let header = file.elf_header();
+    let endian = header.endian().context("bad ELF endianness")?;
+    if header.e_machine(endian) != elf::EM_68K {
+        bail!("ELF is not for the 68k (e_machine {})", header.e_machine(endian));
+    }
+
+    // Allocated sections in address order.
+    let mut alloc: Vec<_> = file
+        .sections()
+        .filter(|s| s.address() != 0 || s.size() != 0)
+        .filter(|s| {
+            matches!(
+                s.kind(),
+                SectionKind::Text
+                    | SectionKind::Data
+                    | SectionKind::ReadOnlyData
+                    | SectionKind::ReadOnlyString
+                    | SectionKind::UninitializedData
+                    | SectionKind::ReadOnlyDataWithRel
+            )
+        })
+        .filter(|s| s.size() > 0)
+        .collect();
+    alloc.sort_by_key(|s| s.address());
+    let text = file.section_by_name(".text").context("no .text section")?;
+    let base = text.address() as u32;
+    if alloc.first().map(|s| s.address()) != Some(text.address()) {
+        bail!("the linker script must put .text first");
+    }
+    let mut image = Vec::new();
+    let mut bss_end = 0u64;
+    let mut seen_bss = false;
+    for s in &alloc {
+        let name = s.name().unwrap_or("?");
+        let start = s.address() - base as u64;
+        let end = start + s.size();
+        if s.kind() == SectionKind::UninitializedData {
+            seen_bss = true;
+            bss_end = bss_end.max(end);
+            continue;
+        }
+        if seen_bss {
+            bail!("section {name} follows .bss; the linker script must put .bss last");
+        }
+        if (start as usize) < image.len() {
+            bail!("section {name} overlaps the one before it");
+        }
+        image.resize(start as usize, 0);
+        image.extend_from_slice(s.data().with_context(|| format!("reading {name}"))?);
+        debug_assert_eq!(image.len() as u64, end);
+    }
+    let bss_len = bss_end.saturating_sub(image.len() as u64) as u32;
+
+    let mut abs32 = Vec::new();
+    for s in file.sections() {
+        for (offset, reloc) in s.relocations() {
+            let RelocationFlags::Elf { r_type } = reloc.flags() else {
+                bail!("unexpected relocation kind in {}", s.name().unwrap_or("?"));
+            };
+            // With -q the section data already holds the final value; what matters is
+            // whether the value depends on the load address.
+            let target_is_absolute = match reloc.target() {
+                RelocationTarget::Symbol(idx) => {
+                    let sym = file.symbol_by_index(idx)?;
+                    match sym.section() {
+                        SymbolSection::Absolute => true,
+                        SymbolSection::Undefined => {
+                            bail!("undefined symbol `{}` in the linked image", sym.name().unwrap_or("?"))
+                        }
+                        _ => false,
+                    }
+                }
+                RelocationTarget::Section(_) => false,
+                RelocationTarget::Absolute => true,
+                _ => bail!("unexpected relocation target"),
+            };
+            // r_offset of an executable's relocation is a virtual address.
+            let addr = offset as u32;
+            match r_type {
+                elf::R_68K_NONE => {}
+                elf::R_68K_PC32 | elf::R_68K_PC16 | elf::R_68K_PC8 => {}
+                elf::R_68K_32 if !target_is_absolute => {
+                    let off = addr.wrapping_sub(base);
+                    if off as usize + 4 > image.len() {
+                        bail!("R_68K_32 at {addr:#x} lies outside the image (in bss?)");
+                    }
+                    abs32.push(off);
+                }
+                elf::R_68K_32 | elf::R_68K_16 | elf::R_68K_8 if target_is_absolute => {}
+                elf::R_68K_16 | elf::R_68K_8 => bail!(
+                    "a {}-bit absolute relocation at {addr:#x} cannot be relocated at load time \
+                     (the image must use 32-bit absolute or PC-relative addressing)",
+                    if r_type == elf::R_68K_16 { 16 } else { 8 }
+                ),
+                other => bail!("unsupported relocation type {other} at {addr:#x}"),
+            }
+        }
+    }
+    abs32.sort_unstable();
+    abs32.dedup();
+
+    let mut functions = Vec::new();
+    let mut symbols = Vec::new();
+    let text_range = text.address()..text.address() + text.size();
+    for sym in file.symbols() {
+        let Ok(name) = sym.name() else { continue };
+        if name.is_empty() || sym.is_undefined() {
+            continue;
+        }
+        symbols.push((name.to_string(), sym.address() as u32));
+        if sym.kind() == SymbolKind::Text && text_range.contains(&sym.address()) {
+            functions.push(FuncSymbol {
+                name: demangle(name),
+                addr: sym.address() as u32,
+                size: sym.size() as u32,
+            });
+        }
+    }
+    functions.sort_by(|a, b| a.addr.cmp(&b.addr).then(a.name.cmp(&b.name)));
+    functions.dedup_by_key(|f| f.addr);
+    symbols.sort();
+
+    let (text_file_offset, _) = text.file_range().context(".text has no file data")?;
+    Ok(Linked {
+        image,
+        base,
+        code_len: text.size() as u32,
+        bss_len,
+        abs32,
+        functions,
+        symbols,
+        text_file_offset,
+    })
+}
+
+impl Linked {
+    /// Address of a defined symbol.
+    pub fn symbol(&self, name: &str) -> Option<u32> {
+        self.symbols.iter().find(|(n, _)| n == name).map(|(_, a)| *a)
+    }
+
+    /// Make the flat container, exporting `exports` (each must be defined).
+    pub fn to_flat(&self, exports: &[&str], cpu: u32) -> Result<FlatImage> {
+        if self.base != 0 {
+            bail!("a flat image must be linked at address 0 (this one starts at {:#x})", self.base);
+        }
+        let mut ex = Vec::new();
+        for name in exports {
+            let addr = self
+                .symbol(name)
+                .with_context(|| format!("exported symbol `{name}` is not defined in the image"))?;
+            ex.push(Export { name: (*name).to_string(), offset: addr });
+        }
+        Ok(FlatImage {
+            image: self.image.clone(),
+            bss_len: self.bss_len,
+            relocs: encode_relocs(&self.abs32).map_err(|e| anyhow::anyhow!("{e}"))?,
+            exports: ex,
+            cpu,
+            code_len: self.code_len,
+        })
+    }
+}

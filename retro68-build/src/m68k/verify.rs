@@ -1,0 +1,461 @@
+//! The binary verifier: decodes every instruction of an m68k code image and
+//! reports what the target CPU cannot run and the known LLVM M68k miscompiles.
+//!
+//! Rules (see [`Rule`]): illegal encodings, instructions newer than the target
+//! CPU, supervisor-only instructions, PC-relative branches to impossible
+//! targets, and the flag hazard of a MOVE/MOVEQ/CLR scheduled between a flag
+//! producer and the conditional that reads its flags.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use super::decode::{Ccr, Cpu, DecodeError, FlagClass, Insn, Kind, Privilege, decode};
+
+/// A named code range, used to name the function a finding is in and as a
+/// place where linear decoding restarts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    /// Symbol name (as in the ELF symbol table).
+    pub name: String,
+    /// Run-time address (same address space as `base`).
+    pub addr: u32,
+    /// Size in bytes; 0 if unknown.
+    pub size: u32,
+}
+
+/// What a [`Finding`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// No 68k decodes the word(s), the operand combination is illegal (e.g. a
+    /// PC-relative or immediate destination), or decoding ran off the end.
+    IllegalEncoding,
+    /// Needs a newer CPU than the target.
+    CpuTooNew,
+    /// Supervisor-only in user mode (on the target or on any later family member).
+    Privileged,
+    /// A conditional reads condition codes last written by a MOVE/MOVEQ/CLR.
+    FlagHazard,
+    /// A PC-relative branch to an odd address, outside the code, or into the
+    /// middle of an instruction.
+    BadBranchTarget,
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Rule::IllegalEncoding => "illegal-encoding",
+            Rule::CpuTooNew => "cpu-too-new",
+            Rule::Privileged => "privileged",
+            Rule::FlagHazard => "flag-hazard",
+            Rule::BadBranchTarget => "bad-branch-target",
+        })
+    }
+}
+
+/// One problem found by [`verify`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Address of the offending instruction.
+    pub addr: u32,
+    /// The instruction's text (or `.short 0x....` for undecodable words).
+    pub text: String,
+    /// Which rule it breaks.
+    pub rule: Rule,
+    /// What is wrong, in a sentence.
+    pub message: String,
+    /// Containing symbol and offset, e.g. ``memset+0x1a``, if known.
+    pub location: Option<String>,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#010x}", self.addr)?;
+        if let Some(loc) = &self.location {
+            write!(f, " in `{loc}`")?;
+        }
+        write!(f, ": `{}` [{}] {}", self.text, self.rule, self.message)
+    }
+}
+
+/// The result of [`verify`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct VerifyReport {
+    /// Number of instructions decoded.
+    pub instructions: usize,
+    /// Problems, in address order.
+    pub findings: Vec<Finding>,
+}
+
+impl VerifyReport {
+    /// True if nothing was found.
+    pub fn is_clean(&self) -> bool {
+        self.findings.is_empty()
+    }
+
+    /// Counts by rule, e.g. `46 flag-hazard, 14 privileged`.
+    pub fn summary(&self) -> String {
+        let rules = [
+            Rule::IllegalEncoding,
+            Rule::CpuTooNew,
+            Rule::Privileged,
+            Rule::FlagHazard,
+            Rule::BadBranchTarget,
+        ];
+        let parts: Vec<String> = rules
+            .iter()
+            .map(|&r| (r, self.with_rule(r).count()))
+            .filter(|&(_, n)| n > 0)
+            .map(|(r, n)| format!("{n} {r}"))
+            .collect();
+        if parts.is_empty() { "clean".to_string() } else { parts.join(", ") }
+    }
+
+    /// The findings under `rule`.
+    pub fn with_rule(&self, rule: Rule) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(move |f| f.rule == rule)
+    }
+}
+
+impl fmt::Display for VerifyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} instructions decoded, {} finding(s)",
+            self.instructions,
+            self.findings.len()
+        )?;
+        for finding in &self.findings {
+            writeln!(f, "{finding}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of decoding a code image by linear sweep.
+pub(crate) struct Sweep {
+    /// Decoded instructions in address order.
+    pub insns: Vec<Insn>,
+    /// Problems met while sweeping (undecodable words, truncation, desync).
+    pub problems: Vec<(u32, String, String)>,
+    /// Addresses where decoding (re)started after a gap or a symbol start.
+    pub restarts: BTreeSet<u32>,
+}
+
+/// Decodes `code` (run-time address `base`) from start to end, restarting at
+/// every symbol start inside the code; an undecodable word is skipped.
+pub(crate) fn sweep(code: &[u8], base: u32, symbols: &[Symbol]) -> Sweep {
+    let end = base.wrapping_add(code.len() as u32);
+    let sym_starts: BTreeSet<u32> = symbols
+        .iter()
+        .map(|s| s.addr)
+        .filter(|&a| a >= base && a < end && (a - base).is_multiple_of(2))
+        .collect();
+    let mut out = Sweep {
+        insns: Vec::new(),
+        problems: Vec::new(),
+        restarts: BTreeSet::new(),
+    };
+    out.restarts.insert(base);
+    let mut off = 0usize;
+    while off < code.len() {
+        let addr = base.wrapping_add(off as u32);
+        if code.len() - off == 1 {
+            out.problems.push((
+                addr,
+                format!(".byte {:#04x}", code[off]),
+                "odd trailing byte".into(),
+            ));
+            break;
+        }
+        match decode(code, off, addr) {
+            Ok(insn) => {
+                let next_sym = sym_starts.range(addr + 1..insn.end()).next().copied();
+                off += insn.len;
+                out.insns.push(insn);
+                if let Some(s) = next_sym {
+                    let last = out.insns.last().expect("just pushed");
+                    out.problems.push((
+                        last.addr,
+                        last.text.clone(),
+                        format!(
+                            "instruction overlaps the symbol start {s:#x}: data in code or \
+                             misaligned decoding; decoding restarts there"
+                        ),
+                    ));
+                    off = (s - base) as usize;
+                    out.restarts.insert(s);
+                }
+            }
+            Err(DecodeError::Unknown { word }) => {
+                out.problems.push((
+                    addr,
+                    format!(".short {word:#06x}"),
+                    "no 68k instruction has this opcode word".into(),
+                ));
+                off += 2;
+                out.restarts.insert(addr + 2);
+            }
+            Err(DecodeError::Truncated { needed, .. }) => {
+                let word = u16::from_be_bytes([code[off], code[off + 1]]);
+                out.problems.push((
+                    addr,
+                    format!(".short {word:#06x}"),
+                    format!("instruction needs {needed} bytes and runs off the end of the code"),
+                ));
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Names `addr` as `symbol+0xoff` using the innermost symbol that contains it
+/// (or, for symbols of unknown size, the nearest one before it).
+fn locate(symbols: &[Symbol], addr: u32) -> Option<String> {
+    let sym = symbols
+        .iter()
+        .filter(|s| s.addr <= addr && (s.size == 0 || addr - s.addr < s.size))
+        .max_by_key(|s| (s.addr, s.size != 0))?;
+    Some(if addr == sym.addr {
+        sym.name.clone()
+    } else {
+        format!("{}+{:#x}", sym.name, addr - sym.addr)
+    })
+}
+
+/// Verifies the code image `code` that runs at address `base` for `cpu`.
+///
+/// Decoding is a linear sweep from `base` that restarts at each symbol start;
+/// `symbols` also name the function of each finding.
+pub fn verify(code: &[u8], base: u32, cpu: Cpu, symbols: &[Symbol]) -> VerifyReport {
+    let sw = sweep(code, base, symbols);
+    let end = base.wrapping_add(code.len() as u32);
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut add = |addr: u32, text: &str, rule: Rule, message: String| {
+        findings.push(Finding {
+            addr,
+            text: text.to_string(),
+            rule,
+            message,
+            location: locate(symbols, addr),
+        });
+    };
+
+    for (addr, text, message) in &sw.problems {
+        add(*addr, text, Rule::IllegalEncoding, message.clone());
+    }
+
+    let starts: BTreeSet<u32> = sw.insns.iter().map(|i| i.addr).collect();
+    for insn in &sw.insns {
+        if let Some(why) = &insn.illegal {
+            add(
+                insn.addr,
+                &insn.text,
+                Rule::IllegalEncoding,
+                format!("{why}; no 68k executes it"),
+            );
+        }
+        if insn.min_cpu > cpu {
+            let extra = match insn.kind {
+                Kind::Bra(_) | Kind::Bsr(_) | Kind::Bcc(..)
+                    if cpu < Cpu::M68020 && insn.words[0] & 0xFF == 0xFF =>
+                {
+                    " (on a 68000 this word is a short branch to an odd address; \
+                     run the legalizer)"
+                }
+                _ => "",
+            };
+            add(
+                insn.addr,
+                &insn.text,
+                Rule::CpuTooNew,
+                format!("needs a {} but the target is a {cpu}{extra}", insn.min_cpu),
+            );
+        }
+        match insn.privilege {
+            Privilege::User => {}
+            Privilege::Supervisor => add(
+                insn.addr,
+                &insn.text,
+                Rule::Privileged,
+                "supervisor-only instruction in user-mode code".into(),
+            ),
+            Privilege::SupervisorFrom68010 => add(
+                insn.addr,
+                &insn.text,
+                Rule::Privileged,
+                "MOVE from SR is supervisor-only on the 68010 and later (68020/030/040 Macs); \
+                 read the CCR another way"
+                    .into(),
+            ),
+        }
+        if let Some(target) = insn.flow.target {
+            let problem = if target % 2 != 0 {
+                Some(format!("branch target {target:#x} is odd"))
+            } else if target < base || target >= end {
+                Some(format!(
+                    "branch target {target:#x} is outside the code ({base:#x}..{end:#x})"
+                ))
+            } else if !starts.contains(&target) {
+                let inside = sw
+                    .insns
+                    .iter()
+                    .find(|i| i.addr < target && target < i.end());
+                Some(match inside {
+                    Some(i) => format!(
+                        "branch target {target:#x} is inside the instruction `{}` at {:#x}",
+                        i.text, i.addr
+                    ),
+                    None => format!("branch target {target:#x} is not an instruction start"),
+                })
+            } else {
+                None
+            };
+            if let Some(message) = problem {
+                add(insn.addr, &insn.text, Rule::BadBranchTarget, message);
+            }
+        }
+    }
+
+    for (addr, text, message) in flag_hazards(&sw, symbols) {
+        add(addr, &text, Rule::FlagHazard, message);
+    }
+
+    findings.sort_by_key(|f| (f.addr, f.rule));
+    VerifyReport {
+        instructions: sw.insns.len(),
+        findings,
+    }
+}
+
+/// Basic-block leaders: decoding restarts, symbol starts, branch and jump
+/// targets, and every instruction after one that does not fall through or
+/// after a gap.
+fn leaders(sw: &Sweep, symbols: &[Symbol]) -> BTreeSet<u32> {
+    let mut set = sw.restarts.clone();
+    set.extend(symbols.iter().map(|s| s.addr));
+    for (i, insn) in sw.insns.iter().enumerate() {
+        set.extend(insn.flow.target);
+        set.extend(insn.flow.abs_target);
+        if let Some(next) = sw.insns.get(i + 1)
+            && (!insn.flow.falls_through || next.addr != insn.end())
+        {
+            set.insert(next.addr);
+        }
+    }
+    set
+}
+
+/// Finds conditionals whose flags come from a Copy-class instruction
+/// (MOVE/MOVEQ/CLR) when that is unlikely to be intended.
+fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, String, String)> {
+    let leaders = leaders(sw, symbols);
+    let insns = &sw.insns;
+    let mut out = Vec::new();
+    for (i, cond_insn) in insns.iter().enumerate() {
+        let Some(cond) = cond_insn.cond() else {
+            continue;
+        };
+        let reads = cond.reads();
+
+        // The last writer of any bit the condition reads, within the block.
+        let Some(w) = last_writer(insns, &leaders, i, reads) else {
+            continue;
+        };
+        let writer = &insns[w];
+        if writer.flags.class != FlagClass::Copy {
+            continue;
+        }
+        let producer = unconsumed_producer(insns, &leaders, w, reads);
+        let copy = format!("`{}` at {:#x}", writer.text, writer.addr);
+        let cond_name = cond.name();
+        if reads.intersects(Ccr::C | Ccr::V) {
+            let mut msg = format!(
+                "condition `{cond_name}` reads {}, but the last flag writer {copy} is a \
+                 MOVE/MOVEQ/CLR, which always clears V and C",
+                reads & (Ccr::C | Ccr::V)
+            );
+            if let Some(p) = producer {
+                msg.push_str(&format!(
+                    "; the flags were meant to come from `{}` at {:#x} (LLVM M68k scheduled a \
+                     register copy between compare and branch)",
+                    insns[p].text, insns[p].addr
+                ));
+            }
+            out.push((cond_insn.addr, cond_insn.text.clone(), msg));
+        } else if let Some(p) = producer {
+            out.push((
+                cond_insn.addr,
+                cond_insn.text.clone(),
+                format!(
+                    "condition `{cond_name}` reads flags set by {copy}, but the flags of `{}` \
+                     at {:#x} were never used: LLVM M68k probably scheduled a register copy \
+                     between compare and branch",
+                    insns[p].text, insns[p].addr
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// Index of the last instruction before `i` in the same basic block that
+/// writes any bit of `bits`.
+fn last_writer(insns: &[Insn], leaders: &BTreeSet<u32>, i: usize, bits: Ccr) -> Option<usize> {
+    let mut j = i;
+    while j > 0 && !leaders.contains(&insns[j].addr) {
+        j -= 1;
+        if insns[j].flags.writes.intersects(bits) {
+            return Some(j);
+        }
+    }
+    None
+}
+
+/// Looks back from the copy at `w` for an arithmetic flag producer (writing
+/// any of `bits`) whose flags nothing consumed; stops at the block start, at
+/// calls and traps, and at flag consumers.
+fn unconsumed_producer(
+    insns: &[Insn],
+    leaders: &BTreeSet<u32>,
+    w: usize,
+    bits: Ccr,
+) -> Option<usize> {
+    let mut k = w;
+    while k > 0 && !leaders.contains(&insns[k].addr) {
+        k -= 1;
+        let p = &insns[k];
+        if p.flags.class == FlagClass::Unknown || p.flow.is_call || !p.reads.is_empty() {
+            return None;
+        }
+        if p.flags.class == FlagClass::Arith && p.flags.writes.intersects(bits) {
+            return Some(k);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locate_names_offsets() {
+        let syms = vec![
+            Symbol {
+                name: "a".into(),
+                addr: 0x10,
+                size: 0x10,
+            },
+            Symbol {
+                name: "b".into(),
+                addr: 0x20,
+                size: 0,
+            },
+        ];
+        assert_eq!(locate(&syms, 0x10).as_deref(), Some("a"));
+        assert_eq!(locate(&syms, 0x1a).as_deref(), Some("a+0xa"));
+        assert_eq!(locate(&syms, 0x30).as_deref(), Some("b+0x10"));
+        assert_eq!(locate(&syms, 0x4), None);
+    }
+}

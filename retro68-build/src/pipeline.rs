@@ -1,0 +1,348 @@
+//! The m68k pipeline: `cargo +nightly rustc` (build-std, `m68k.json`) → static library →
+//! GNU ld `-q` with a project linker script → ELF → legalize → flat image or patched ELF →
+//! verify. Every artifact goes through every step; a verifier finding fails the build.
+
+use crate::elf::{Linked, read_linked};
+use crate::m68k::{self, Cpu};
+use crate::prereq::NIGHTLY;
+use anyhow::{Context, Result, bail};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The LLVM option that keeps the M68k backend from putting register copies between a
+/// compare and its branch (see `shared/docs/toolchain.md`). Passed to every m68k crate,
+/// `core`, `alloc` and `compiler_builtins` included.
+pub const PHI_FLAG: &str = "-C llvm-args=-phi-elim-split-all-critical-edges";
+
+/// What an artifact becomes after linking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Linked at 0 with `link/flat.ld`; written as a `.flat` container.
+    Flat { exports: &'static [&'static str] },
+    /// A freestanding m68k Linux executable (`link/linux.ld`) for `qemu-m68k`.
+    LinuxElf,
+}
+
+/// Where an artifact's code comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A Cargo package built for the 68k as a static library.
+    Crate {
+        package: &'static str,
+        features: &'static [&'static str],
+        /// `opt-level` for this artifact.
+        opt_level: &'static str,
+    },
+    /// A hand-written assembly file (path relative to the workspace root), assembled for the
+    /// 68000 with GNU as.
+    Asm { file: &'static str },
+}
+
+/// One m68k artifact.
+#[derive(Debug, Clone, Copy)]
+pub struct Artifact {
+    /// File stem under `target/m68k/` (or `target/m68k/test/`).
+    pub name: &'static str,
+    pub source: Source,
+    pub kind: Kind,
+    /// Hand-written assembly files linked in as well (paths relative to the workspace root).
+    pub extra_asm: &'static [&'static str],
+    /// Shipped artifacts go to `target/m68k/`; test artifacts to `target/m68k/test/`.
+    pub shipped: bool,
+}
+
+/// Every artifact `cargo xtask build` makes.
+pub const ARTIFACTS: &[Artifact] = &[
+    Artifact {
+        name: "ferrite-relocate",
+        source: Source::Asm { file: "retro68-build/stub/relocate.S" },
+        kind: Kind::Flat { exports: &["ferrite_relocate"] },
+        extra_asm: &[],
+        shipped: true,
+    },
+    Artifact {
+        name: "codegen-suite",
+        source: Source::Crate { package: "codegen-suite", features: &["mac"], opt_level: "s" },
+        kind: Kind::Flat { exports: &["cg_case_count", "cg_run_case"] },
+        extra_asm: &[],
+        shipped: false,
+    },
+    Artifact {
+        name: "codegen-suite-linux",
+        source: Source::Crate { package: "codegen-suite", features: &["linux"], opt_level: "s" },
+        kind: Kind::LinuxElf,
+        extra_asm: &["tests/codegen/linux_start.S"],
+        shipped: false,
+    },
+];
+
+/// Options for one pipeline run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Workspace root.
+    pub root: PathBuf,
+    /// Pass [`PHI_FLAG`] (always, except for the test that proves its absence is caught).
+    pub phi_flag: bool,
+    /// Where cargo builds (`target/m68k-build/<variant>`).
+    pub build_dir: PathBuf,
+    /// Where artifacts are written.
+    pub out_dir: PathBuf,
+    /// Fail on verifier findings.
+    pub strict: bool,
+}
+
+impl Options {
+    /// The normal configuration under `root`.
+    pub fn standard(root: &Path) -> Options {
+        Options {
+            root: root.to_path_buf(),
+            phi_flag: true,
+            build_dir: root.join("target/m68k-build/standard"),
+            out_dir: root.join("target/m68k"),
+            strict: true,
+        }
+    }
+}
+
+/// What building one artifact produced.
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub artifact: Artifact,
+    /// The written file (`.flat` or `.elf`).
+    pub path: PathBuf,
+    pub code_len: u32,
+    pub data_len: u32,
+    pub bss_len: u32,
+    pub relocs: u32,
+    pub reloc_table_len: u32,
+    pub file_len: u64,
+    pub legalized: m68k::LegalizeReport,
+    pub verify: m68k::VerifyReport,
+}
+
+/// The toolchain m68k code is built with: [`NIGHTLY`], or `FERRITE_M68K_TOOLCHAIN` when set
+/// (for trying other compilers; the result is still legalized, verified and tested).
+pub fn toolchain() -> String {
+    std::env::var("FERRITE_M68K_TOOLCHAIN").unwrap_or_else(|_| NIGHTLY.to_string())
+}
+
+fn nightly_cargo(opts: &Options) -> Command {
+    let mut cmd = Command::new("cargo");
+    cmd.arg(format!("+{}", toolchain()));
+    // Do not let the outer (stable) cargo's settings leak into the nightly build.
+    for var in ["RUSTC", "RUSTDOC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTUP_TOOLCHAIN", "CARGO_BUILD_TARGET", "CARGO_ENCODED_RUSTFLAGS", "CARGO_TARGET_DIR"] {
+        cmd.env_remove(var);
+    }
+    cmd.current_dir(&opts.root);
+    cmd
+}
+
+/// Compile `a` for the 68k; returns the path of the object or static library to link.
+pub fn compile(a: &Artifact, opts: &Options) -> Result<PathBuf> {
+    match a.source {
+        Source::Crate { package, features, opt_level } => cargo_build(a.name, package, features, opt_level, opts),
+        Source::Asm { file } => assemble(a.name, &opts.root.join(file), opts),
+    }
+}
+
+/// Assemble `a`'s extra assembly files; returns the objects.
+pub fn extra_objects(a: &Artifact, opts: &Options) -> Result<Vec<PathBuf>> {
+    a.extra_asm
+        .iter()
+        .enumerate()
+        .map(|(i, f)| assemble(&format!("{}-extra{i}", a.name), &opts.root.join(f), opts))
+        .collect()
+}
+
+fn assemble(name: &str, file: &Path, opts: &Options) -> Result<PathBuf> {
+    std::fs::create_dir_all(&opts.build_dir)?;
+    let obj = opts.build_dir.join(format!("{name}.o"));
+    let out = Command::new("m68k-linux-gnu-as")
+        .args(["-m68000", "-o"])
+        .arg(&obj)
+        .arg(file)
+        .output()
+        .context("could not run m68k-linux-gnu-as")?;
+    if !out.status.success() {
+        bail!("assembling {} failed:\n{}", file.display(), String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(obj)
+}
+
+/// Build the static library of a package for the 68k; returns its path.
+pub fn cargo_build(
+    name: &str,
+    package: &str,
+    features: &[&str],
+    opt_level: &str,
+    opts: &Options,
+) -> Result<PathBuf> {
+    let target_dir = opts.build_dir.join(name);
+    let mut cmd = nightly_cargo(opts);
+    cmd.args(["rustc", "--quiet", "--release", "--lib", "-p", package, "--crate-type", "staticlib"])
+        .arg("--target")
+        .arg(opts.root.join("m68k.json"))
+        .args(["-Zjson-target-spec", "-Zbuild-std=core,alloc", "-Zbuild-std-features=compiler-builtins-mem"])
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .env("RUSTFLAGS", if opts.phi_flag { PHI_FLAG } else { "" })
+        .env(
+            "CARGO_PROFILE_RELEASE_OPT_LEVEL",
+            std::env::var("FERRITE_M68K_OPT_LEVEL").unwrap_or_else(|_| opt_level.to_string()),
+        )
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
+        .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
+    if !features.is_empty() {
+        cmd.arg("--features").arg(features.join(","));
+    }
+    let status = cmd.status().with_context(|| format!("could not run cargo +{NIGHTLY}"))?;
+    if !status.success() {
+        bail!("building {name} for the 68k failed ({status})");
+    }
+    let lib = target_dir.join("m68k/release").join(format!("lib{}.a", package.replace('-', "_")));
+    if !lib.is_file() {
+        bail!("cargo finished but {} is missing", lib.display());
+    }
+    Ok(lib)
+}
+
+/// Link `lib` (and `extra` objects) with GNU ld.
+pub fn link(a: &Artifact, lib: &Path, extra: &[PathBuf], opts: &Options) -> Result<PathBuf> {
+    let elf = opts.build_dir.join(format!("{}.elf", a.name));
+    let mut cmd = Command::new("m68k-linux-gnu-ld");
+    cmd.args(["-q", "--gc-sections", "--no-warn-rwx-segments", "--build-id=none"]);
+    match a.kind {
+        Kind::Flat { exports } => {
+            cmd.arg("-T").arg(opts.root.join("retro68-build/link/flat.ld"));
+            cmd.arg("-e").arg("0");
+            for e in exports {
+                cmd.arg(format!("--require-defined={e}"));
+            }
+        }
+        Kind::LinuxElf => {
+            cmd.arg("-T").arg(opts.root.join("retro68-build/link/linux.ld"));
+            cmd.arg("--require-defined=_start");
+        }
+    }
+    cmd.arg("-o").arg(&elf).args(extra).arg(lib);
+    let out = cmd.output().context("could not run m68k-linux-gnu-ld")?;
+    if !out.status.success() {
+        bail!("linking {} failed:\n{}", a.name, String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(elf)
+}
+
+fn to_verifier_symbols(linked: &Linked) -> Vec<m68k::Symbol> {
+    linked
+        .functions
+        .iter()
+        .map(|f| m68k::Symbol { name: f.name.clone(), addr: f.addr, size: f.size })
+        .collect()
+}
+
+/// Build, link, legalize, flatten and verify one artifact.
+pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
+    let lib = compile(a, opts)?;
+    let extra = extra_objects(a, opts)?;
+    let elf_path = link(a, &lib, &extra, opts)?;
+    let mut elf_bytes = std::fs::read(&elf_path)?;
+    let mut linked = read_linked(&elf_bytes).with_context(|| format!("reading {}", elf_path.display()))?;
+
+    // Legalize the code for the 68000 in place.
+    let code_len = linked.code_len as usize;
+    let legalized = m68k::legalize(&mut linked.image[..code_len], linked.base, Cpu::M68000)
+        .map_err(|e| anyhow::anyhow!("legalizing {}: {e}", a.name))?;
+    if !legalized.new_abs32.is_empty() {
+        if a.kind == Kind::LinuxElf {
+            // Linked at its run address: the absolute operand is already final.
+        } else {
+            linked.abs32.extend(legalized.new_abs32.iter().map(|&addr| addr - linked.base));
+            linked.abs32.sort_unstable();
+        }
+    }
+    let verify = m68k::verify(&linked.image[..code_len], linked.base, Cpu::M68000, &to_verifier_symbols(&linked));
+    if opts.strict && !a.shipped && !verify.findings.is_empty() {
+        // Test artifacts exist to expose the compiler: report, and let the emulators show
+        // which findings change results. Shipped artifacts must be clean (below).
+        eprintln!(
+            "xtask: warning: {} (test artifact) has {} verifier findings: {}",
+            a.name,
+            verify.findings.len(),
+            verify.summary()
+        );
+    }
+    if opts.strict && a.shipped && !verify.findings.is_empty() {
+        let mut msg = format!("{}: the verifier rejected the code ({} findings):\n", a.name, verify.findings.len());
+        for f in verify.findings.iter().take(40) {
+            let _ = writeln!(msg, "  {f}");
+        }
+        bail!(msg);
+    }
+
+    let out_dir = if a.shipped { opts.out_dir.clone() } else { opts.out_dir.join("test") };
+    std::fs::create_dir_all(&out_dir)?;
+    let (path, file_len, relocs, reloc_table_len) = match a.kind {
+        Kind::Flat { exports } => {
+            let flat = linked.to_flat(exports, 68000)?;
+            let bytes = flat.to_bytes();
+            let path = out_dir.join(format!("{}.flat", a.name));
+            std::fs::write(&path, &bytes)?;
+            (path, bytes.len() as u64, linked.abs32.len() as u32, flat.relocs.len() as u32)
+        }
+        Kind::LinuxElf => {
+            let off = linked.text_file_offset as usize;
+            elf_bytes[off..off + code_len].copy_from_slice(&linked.image[..code_len]);
+            let path = out_dir.join(format!("{}.elf", a.name));
+            std::fs::write(&path, &elf_bytes)?;
+            // qemu-m68k (like the kernel) only runs files with execute permission.
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+            (path, elf_bytes.len() as u64, 0, 0)
+        }
+    };
+    Ok(Built {
+        artifact: *a,
+        path,
+        code_len: linked.code_len,
+        data_len: linked.image.len() as u32 - linked.code_len,
+        bss_len: linked.bss_len,
+        relocs,
+        reloc_table_len,
+        file_len,
+        legalized,
+        verify,
+    })
+}
+
+/// A size table for the console and for `docs/`.
+pub fn size_table(built: &[Built]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| artifact | kind | code | data | bss | relocations (table bytes) | legalized branches | instructions verified | file |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    for b in built {
+        let kind = match b.artifact.kind {
+            Kind::Flat { .. } => "flat",
+            Kind::LinuxElf => "linux elf",
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} ({}) | {} | {} | {} |",
+            b.path.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
+            kind,
+            b.code_len,
+            b.data_len,
+            b.bss_len,
+            b.relocs,
+            b.reloc_table_len,
+            b.legalized.rewritten(),
+            b.verify.instructions,
+            b.file_len
+        );
+    }
+    s
+}

@@ -1,0 +1,138 @@
+//! Prerequisites: the pinned nightly toolchain and the Debian packages the m68k pipeline and
+//! the emulator suites need. `cargo xtask` installs what is missing (rustup for the
+//! toolchain; `apt-get` when running as root) and otherwise prints the exact command to run.
+
+use anyhow::{Context, Result, bail};
+use std::process::Command;
+
+/// The nightly that builds m68k code (stable 1.95 crashes building `compiler_builtins`).
+pub const NIGHTLY: &str = "nightly-2026-10-01";
+
+/// A Debian package and the command by which we recognise it is installed.
+#[derive(Debug, Clone, Copy)]
+pub struct Package {
+    pub command: &'static str,
+    pub package: &'static str,
+    pub why: &'static str,
+}
+
+/// What the foundation needs from Debian.
+pub const PACKAGES: &[Package] = &[
+    Package {
+        command: "m68k-linux-gnu-ld",
+        package: "binutils-m68k-linux-gnu",
+        why: "links m68k code (GNU ld -q)",
+    },
+    Package {
+        command: "m68k-linux-gnu-objdump",
+        package: "binutils-m68k-linux-gnu",
+        why: "second opinion on instruction decoding in tests",
+    },
+    Package {
+        command: "m68k-linux-gnu-as",
+        package: "binutils-m68k-linux-gnu",
+        why: "assembles the relocation stub and decoder test corpora",
+    },
+    Package {
+        command: "qemu-m68k",
+        package: "qemu-user",
+        why: "second, independent 68k core for the codegen suite",
+    },
+];
+
+/// True if `cmd` is found on PATH.
+pub fn have_command(cmd: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(cmd).is_file()))
+        .unwrap_or(false)
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+fn run(cmd: &mut Command) -> Result<()> {
+    eprintln!("xtask: running {cmd:?}");
+    let status = cmd.status().with_context(|| format!("could not start {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed with {status}");
+    }
+    Ok(())
+}
+
+/// Make sure the pinned nightly with `rust-src` is installed.
+pub fn ensure_nightly() -> Result<()> {
+    if !have_command("rustup") {
+        bail!(
+            "rustup is not installed: the m68k build needs `rustup toolchain install {NIGHTLY} \
+             --profile minimal --component rust-src`; install rustup first (https://rustup.rs)"
+        );
+    }
+    let installed = Command::new("rustup")
+        .args(["component", "list", "--installed", "--toolchain", NIGHTLY])
+        .output()
+        .context("could not run rustup")?;
+    let listing = String::from_utf8_lossy(&installed.stdout);
+    let ok = installed.status.success() && listing.lines().any(|l| l.starts_with("rust-src"));
+    if !ok {
+        eprintln!("xtask: toolchain {NIGHTLY} with rust-src is missing; installing it");
+        run(Command::new("rustup").args([
+            "toolchain",
+            "install",
+            NIGHTLY,
+            "--profile",
+            "minimal",
+            "--component",
+            "rust-src",
+        ]))
+        .with_context(|| {
+            format!(
+                "installing {NIGHTLY} failed; run `rustup toolchain install {NIGHTLY} \
+                 --profile minimal --component rust-src` by hand and look at its error"
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Make sure every Debian package in `wanted` is installed: with apt-get as root, otherwise
+/// stop with one line per missing package and the exact command to run.
+pub fn ensure_packages(wanted: &[Package]) -> Result<()> {
+    let missing: Vec<&Package> = wanted.iter().filter(|p| !have_command(p.command)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut names: Vec<&str> = missing.iter().map(|p| p.package).collect();
+    names.sort_unstable();
+    names.dedup();
+    let command = format!("apt-get install -y {}", names.join(" "));
+    for p in &missing {
+        eprintln!(
+            "xtask: missing `{}` (Debian package {}), which {}",
+            p.command, p.package, p.why
+        );
+    }
+    if !is_root() {
+        bail!("missing prerequisites: run `sudo apt-get update && sudo {command}`, then retry");
+    }
+    run(Command::new("apt-get").arg("update").env("DEBIAN_FRONTEND", "noninteractive"))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y", "--no-install-recommends"])
+        .args(&names)
+        .env("DEBIAN_FRONTEND", "noninteractive"))?;
+    let still: Vec<&str> = wanted.iter().filter(|p| !have_command(p.command)).map(|p| p.command).collect();
+    if !still.is_empty() {
+        bail!("after `{command}` these commands are still missing: {}", still.join(", "));
+    }
+    Ok(())
+}
+
+/// Everything `build`, `test` and `demo` need.
+pub fn ensure_all() -> Result<()> {
+    ensure_packages(PACKAGES)?;
+    ensure_nightly()
+}
