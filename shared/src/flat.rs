@@ -252,7 +252,7 @@ impl FlatImage {
     /// Serialize into the container format.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut relocs = self.relocs.clone();
-        if relocs.len() % 2 != 0 {
+        if !relocs.len().is_multiple_of(2) {
             relocs.push(0);
         }
         let mut exports = Vec::new();

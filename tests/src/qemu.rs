@@ -27,9 +27,12 @@ pub struct QemuOutput {
     pub stderr: String,
 }
 
+/// Case index → output bytes (`None` = overflow), and the count in the `END!` record.
+pub type Parsed = (BTreeMap<u32, Option<Vec<u8>>>, Option<u32>);
+
 /// Parse the suite's binary stdout. A truncated last record is ignored (the program died
 /// while writing it).
-pub fn parse_output(stdout: &[u8]) -> Result<(BTreeMap<u32, Option<Vec<u8>>>, Option<u32>), String> {
+pub fn parse_output(stdout: &[u8]) -> Result<Parsed, String> {
     let mut cases = BTreeMap::new();
     let mut end = None;
     let mut p = 0usize;

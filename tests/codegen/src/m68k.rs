@@ -85,39 +85,32 @@ mod mac {
     #[global_allocator]
     static ALLOC: MacAlloc = MacAlloc;
 
-    #[panic_handler]
-    fn panic(_: &core::panic::PanicInfo) -> ! {
-        static MSG: [u8; 18] = *b"\x11codegen-suite pan";
+    /// `_DebugStr` (Toolbox trap 0xABFF, Pascal convention: the string pointer is pushed and
+    /// the trap pops it). The emulated Mac fails the run with the message.
+    fn debug_str(pascal_msg: &'static [u8]) -> ! {
         unsafe {
             asm!(
                 "move.l %a0, -(%sp)",
                 ".short 0xABFF",
-                in("a0") MSG.as_ptr(),
+                in("a0") pascal_msg.as_ptr(),
                 out("d0") _, out("d1") _, out("d2") _, out("a1") _,
             );
         }
         loop {
             core::hint::spin_loop();
         }
+    }
+
+    #[panic_handler]
+    fn panic(_: &core::panic::PanicInfo) -> ! {
+        debug_str(b"\x13codegen-suite panic")
     }
 
     /// LLVM lowers `unreachable` (trap) to a call of `abort` on the M68k.
     #[unsafe(no_mangle)]
     pub extern "C" fn abort() -> ! {
-        static MSG: [u8; 20] = *b"\x13codegen-suite abort";
-        unsafe {
-            asm!(
-                "move.l %a0, -(%sp)",
-                ".short 0xABFF",
-                in("a0") MSG.as_ptr(),
-                out("d0") _, out("d1") _, out("d2") _, out("a1") _,
-            );
-        }
-        loop {
-            core::hint::spin_loop();
-        }
+        debug_str(b"\x13codegen-suite abort")
     }
-
 }
 
 #[cfg(feature = "linux")]

@@ -1,6 +1,21 @@
 //! The cases, grouped by category. Each module exports `CASES: &[Case]`; [`ALL`] is their
 //! concatenation in a fixed order (the order is the case index: append, never reorder).
 
+// The cases spell loops, indexing and casts out by hand on purpose: they exist to exercise
+// the 68k code generator, not to be idiomatic.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::manual_memcpy,
+    clippy::useless_conversion,
+    clippy::collapsible_if,
+    clippy::while_let_loop,
+    clippy::deref_addrof,
+    clippy::manual_contains,
+    clippy::explicit_counter_loop,
+    clippy::manual_is_multiple_of,
+    clippy::while_let_on_iterator
+)]
+
 use crate::{Case, Out};
 
 mod util;
