@@ -209,3 +209,87 @@ impl Linked {
         })
     }
 }
+
+/// Write a minimal static m68k executable: one loadable RWX segment at `base` holding
+/// `image` (text first, `code_len` bytes of it) followed by `bss_len` zero bytes, with
+/// section headers for `.text`, `.data`, `.bss` so that `read_linked` and objdump can read it.
+/// Used for the QEMU test executables after the relayout pass has changed their size.
+pub fn write_exec(image: &[u8], base: u32, code_len: u32, bss_len: u32, entry: u32) -> Vec<u8> {
+    const EHDR: usize = 52;
+    const PHDR: usize = 32;
+    const SHDR: usize = 40;
+    const BODY: usize = 0x2000; // file offset ≡ base (mod the 8 KB m68k page size)
+    let shstrtab: &[u8] = b"\0.text\0.data\0.bss\0.shstrtab\0";
+    let (n_text, n_data, n_bss, n_shstr) = (1u32, 7u32, 13u32, 18u32);
+    let image_len = image.len() as u32;
+    let data_len = image_len - code_len;
+    let shstr_off = BODY + image.len();
+    let shoff = (shstr_off + shstrtab.len() + 3) & !3;
+
+    let mut out = vec![0u8; BODY];
+    let put16 = |o: &mut Vec<u8>, at: usize, v: u16| o[at..at + 2].copy_from_slice(&v.to_be_bytes());
+    let put32 = |o: &mut Vec<u8>, at: usize, v: u32| o[at..at + 4].copy_from_slice(&v.to_be_bytes());
+    out[0..4].copy_from_slice(b"\x7fELF");
+    out[4] = 1; // ELFCLASS32
+    out[5] = 2; // ELFDATA2MSB
+    out[6] = 1; // EV_CURRENT
+    put16(&mut out, 16, 2); // ET_EXEC
+    put16(&mut out, 18, elf::EM_68K);
+    put32(&mut out, 20, 1);
+    put32(&mut out, 24, entry);
+    put32(&mut out, 28, EHDR as u32); // e_phoff
+    put32(&mut out, 32, shoff as u32);
+    put16(&mut out, 40, EHDR as u16);
+    put16(&mut out, 42, PHDR as u16);
+    put16(&mut out, 44, 1);
+    put16(&mut out, 46, SHDR as u16);
+    put16(&mut out, 48, 5);
+    put16(&mut out, 50, 4); // e_shstrndx
+    // PT_LOAD
+    let ph = EHDR;
+    put32(&mut out, ph, 1);
+    put32(&mut out, ph + 4, BODY as u32);
+    put32(&mut out, ph + 8, base);
+    put32(&mut out, ph + 12, base);
+    put32(&mut out, ph + 16, image_len);
+    put32(&mut out, ph + 20, image_len + bss_len);
+    put32(&mut out, ph + 24, 7); // R W X
+    put32(&mut out, ph + 28, BODY as u32);
+
+    out.extend_from_slice(image);
+    out.extend_from_slice(shstrtab);
+    out.resize(shoff + 5 * SHDR, 0);
+    let mut sh = |i: usize, name: u32, ty: u32, flags: u32, addr: u32, off: u32, size: u32, align: u32| {
+        let at = shoff + i * SHDR;
+        put32(&mut out, at, name);
+        put32(&mut out, at + 4, ty);
+        put32(&mut out, at + 8, flags);
+        put32(&mut out, at + 12, addr);
+        put32(&mut out, at + 16, off);
+        put32(&mut out, at + 20, size);
+        put32(&mut out, at + 32, align);
+    };
+    let body = BODY as u32;
+    sh(1, n_text, elf::SHT_PROGBITS, elf::SHF_ALLOC | elf::SHF_EXECINSTR, base, body, code_len, 2);
+    sh(2, n_data, elf::SHT_PROGBITS, elf::SHF_ALLOC | elf::SHF_WRITE, base + code_len, body + code_len, data_len, 4);
+    sh(3, n_bss, elf::SHT_NOBITS, elf::SHF_ALLOC | elf::SHF_WRITE, base + image_len, body + image_len, bss_len, 4);
+    sh(4, n_shstr, elf::SHT_STRTAB, 0, 0, shstr_off as u32, shstrtab.len() as u32, 1);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_exec_round_trips_through_read_linked() {
+        let image = [0x4E, 0x71, 0x4E, 0x75, 1, 2, 3, 4];
+        let bytes = write_exec(&image, 0x80000, 4, 12, 0x80000);
+        let l = read_linked(&bytes).unwrap();
+        assert_eq!(l.base, 0x80000);
+        assert_eq!(l.image, image);
+        assert_eq!(l.code_len, 4);
+        assert_eq!(l.bss_len, 12);
+        assert!(l.abs32.is_empty());
+    }
+}

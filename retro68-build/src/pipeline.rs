@@ -15,6 +15,10 @@ use std::process::Command;
 /// `core`, `alloc` and `compiler_builtins` included.
 pub const PHI_FLAG: &str = "-C llvm-args=-phi-elim-split-all-critical-edges";
 
+/// How many flag-neutral instructions (`movea`, `movem`, …) between the copy and the
+/// conditional may move with the copy when a hazard is repaired.
+pub const REPAIR_MAX_GAP: usize = 4;
+
 /// What an artifact becomes after linking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -90,6 +94,8 @@ pub struct Options {
     pub out_dir: PathBuf,
     /// Fail on verifier findings.
     pub strict: bool,
+    /// Run the flag-hazard repair pass (always, except to measure the raw compiler).
+    pub repair_hazards: bool,
 }
 
 impl Options {
@@ -101,6 +107,7 @@ impl Options {
             build_dir: root.join("target/m68k-build/standard"),
             out_dir: root.join("target/m68k"),
             strict: true,
+            repair_hazards: true,
         }
     }
 }
@@ -118,6 +125,10 @@ pub struct Built {
     pub reloc_table_len: u32,
     pub file_len: u64,
     pub legalized: m68k::LegalizeReport,
+    /// Flag hazards the compiler left (before the repair pass).
+    pub raw_hazards: usize,
+    /// What the repair pass did, if it ran.
+    pub repair: Option<m68k::RepairReport>,
     pub verify: m68k::VerifyReport,
 }
 
@@ -254,14 +265,39 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
     let code_len = linked.code_len as usize;
     let legalized = m68k::legalize(&mut linked.image[..code_len], linked.base, Cpu::M68000)
         .map_err(|e| anyhow::anyhow!("legalizing {}: {e}", a.name))?;
-    if !legalized.new_abs32.is_empty() {
-        if a.kind == Kind::LinuxElf {
-            // Linked at its run address: the absolute operand is already final.
-        } else {
-            linked.abs32.extend(legalized.new_abs32.iter().map(|&addr| addr - linked.base));
-            linked.abs32.sort_unstable();
+    // A far BRA/BSR became JMP/JSR absolute: its operand moves with the load address (flat
+    // images) and with the relayout below (both kinds).
+    linked.abs32.extend(legalized.new_abs32.iter().map(|&addr| addr - linked.base));
+    linked.abs32.sort_unstable();
+
+    // Repair the compare/copy/branch miscompiles (see `m68k::relayout`).
+    let raw_hazards = m68k::hazards(&linked.image[..code_len], linked.base, &to_verifier_symbols(&linked)).len();
+    let repair = if opts.repair_hazards {
+        let (relaid, report) = m68k::repair_flag_hazards(
+            &linked.image,
+            linked.base,
+            linked.code_len,
+            linked.bss_len,
+            &linked.abs32,
+            &to_verifier_symbols(&linked),
+            REPAIR_MAX_GAP,
+        )
+        .map_err(|e| anyhow::anyhow!("repairing flag hazards in {}: {e}", a.name))?;
+        for f in &mut linked.functions {
+            f.addr = relaid.map(f.addr);
         }
-    }
+        for s in &mut linked.symbols {
+            s.1 = relaid.map(s.1);
+        }
+        linked.image = relaid.image;
+        linked.code_len = relaid.code_len;
+        linked.abs32 = relaid.abs32;
+        Some(report)
+    } else {
+        None
+    };
+    let code_len = linked.code_len as usize;
+
     let verify = m68k::verify(&linked.image[..code_len], linked.base, Cpu::M68000, &to_verifier_symbols(&linked));
     if opts.strict && !a.shipped && !verify.findings.is_empty() {
         // Test artifacts exist to expose the compiler: report, and let the emulators show
@@ -292,8 +328,14 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             (path, bytes.len() as u64, linked.abs32.len() as u32, flat.relocs.len() as u32)
         }
         Kind::LinuxElf => {
-            let off = linked.text_file_offset as usize;
-            elf_bytes[off..off + code_len].copy_from_slice(&linked.image[..code_len]);
+            let elf_bytes = if repair.as_ref().is_some_and(|r| r.growth > 0) {
+                let entry = linked.symbol("_start").context("no _start")?;
+                crate::elf::write_exec(&linked.image, linked.base, linked.code_len, linked.bss_len, entry)
+            } else {
+                let off = linked.text_file_offset as usize;
+                elf_bytes[off..off + code_len].copy_from_slice(&linked.image[..code_len]);
+                elf_bytes
+            };
             let path = out_dir.join(format!("{}.elf", a.name));
             std::fs::write(&path, &elf_bytes)?;
             // qemu-m68k (like the kernel) only runs files with execute permission.
@@ -312,6 +354,8 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
         reloc_table_len,
         file_len,
         legalized,
+        raw_hazards,
+        repair,
         verify,
     })
 }
@@ -321,9 +365,9 @@ pub fn size_table(built: &[Built]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "| artifact | kind | code | data | bss | relocations (table bytes) | legalized branches | instructions verified | file |"
+        "| artifact | kind | code | data | bss | relocations (table bytes) | legalized branches | flag hazards repaired / left by LLVM | instructions verified | findings | file |"
     );
-    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|");
     for b in built {
         let kind = match b.artifact.kind {
             Kind::Flat { .. } => "flat",
@@ -331,7 +375,7 @@ pub fn size_table(built: &[Built]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} ({}) | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} ({}) | {} | {} / {} | {} | {} | {} |",
             b.path.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
             kind,
             b.code_len,
@@ -340,7 +384,10 @@ pub fn size_table(built: &[Built]) -> String {
             b.relocs,
             b.reloc_table_len,
             b.legalized.rewritten(),
+            b.repair.as_ref().map_or(0, |r| r.repaired.len()),
+            b.raw_hazards,
             b.verify.instructions,
+            b.verify.summary(),
             b.file_len
         );
     }

@@ -7,11 +7,15 @@
 //! * [`verify`] checks a whole code image: illegal encodings, instructions too
 //!   new for the target CPU, privileged instructions, bad branch targets and
 //!   the LLVM M68k flag-clobbering miscompile.
+//! * [`relayout`] applies insertions to a linked image and fixes every
+//!   displacement and relocation; [`repair_flag_hazards`] uses it to repair
+//!   the flag hazards in the linked image.
 //! * [`verify_elf`] runs [`verify`] over the `.text` of a linked ELF file.
 
 pub mod decode;
 pub mod elf;
 pub mod legalize;
+pub mod relayout;
 pub mod verify;
 
 pub use decode::{
@@ -20,4 +24,8 @@ pub use decode::{
 };
 pub use elf::{ElfError, ElfText, read_elf_text, verify_elf};
 pub use legalize::{LegalizeError, LegalizeReport, Rewrite, RewriteKind, legalize};
-pub use verify::{Finding, Rule, Symbol, VerifyReport, verify};
+pub use relayout::{
+    Edit, Piece, Relaid, RelayoutError, RepairReport, Target, Unrepaired, relayout,
+    repair_flag_hazards,
+};
+pub use verify::{Finding, Rule, Symbol, VerifyReport, hazards, verify};

@@ -317,7 +317,7 @@ pub fn verify(code: &[u8], base: u32, cpu: Cpu, symbols: &[Symbol]) -> VerifyRep
         }
     }
 
-    for (addr, text, message) in flag_hazards(&sw, symbols) {
+    for (_, addr, text, message) in flag_hazards(&sw, symbols) {
         add(addr, &text, Rule::FlagHazard, message);
     }
 
@@ -326,6 +326,20 @@ pub fn verify(code: &[u8], base: u32, cpu: Cpu, symbols: &[Symbol]) -> VerifyRep
         instructions: sw.insns.len(),
         findings,
     }
+}
+
+/// The flag hazards of `code` (run-time address `base`) as
+/// `(copy_addr, consumer_addr)` pairs, in address order: the MOVE/MOVEQ/CLR
+/// that last wrote the flags and the conditional that reads them (the
+/// [`Rule::FlagHazard`] findings of [`verify`]).
+pub fn hazards(code: &[u8], base: u32, symbols: &[Symbol]) -> Vec<(u32, u32)> {
+    let sw = sweep(code, base, symbols);
+    let mut out: Vec<(u32, u32)> = flag_hazards(&sw, symbols)
+        .into_iter()
+        .map(|(w, c, _, _)| (w, c))
+        .collect();
+    out.sort_by_key(|&(w, c)| (c, w));
+    out
 }
 
 /// Basic-block leaders: decoding restarts, symbol starts, branch and jump
@@ -348,7 +362,7 @@ fn leaders(sw: &Sweep, symbols: &[Symbol]) -> BTreeSet<u32> {
 
 /// Finds conditionals whose flags come from a Copy-class instruction
 /// (MOVE/MOVEQ/CLR) when that is unlikely to be intended.
-fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, String, String)> {
+fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, u32, String, String)> {
     let leaders = leaders(sw, symbols);
     let insns = &sw.insns;
     let mut out = Vec::new();
@@ -382,9 +396,10 @@ fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, String, String)> {
                     insns[p].text, insns[p].addr
                 ));
             }
-            out.push((cond_insn.addr, cond_insn.text.clone(), msg));
+            out.push((writer.addr, cond_insn.addr, cond_insn.text.clone(), msg));
         } else if let Some(p) = producer {
             out.push((
+                writer.addr,
                 cond_insn.addr,
                 cond_insn.text.clone(),
                 format!(

@@ -1,0 +1,541 @@
+//! The post-link relayout and the flag-hazard repair, on hand-assembled
+//! samples (encodings checked with `m68k-linux-gnu-as -m68000`) and, when it
+//! has been built, on the codegen suite.
+
+use retro68_build::m68k::{
+    Cpu, Edit, Kind, Piece, Rule, Symbol, decode, hazards, legalize, relayout, repair_flag_hazards,
+    verify,
+};
+
+fn code(words: &[u16]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_be_bytes()).collect()
+}
+
+fn rd32(b: &[u8], off: u32) -> u32 {
+    u32::from_be_bytes(b[off as usize..off as usize + 4].try_into().unwrap())
+}
+
+/// Decodes the text linearly: (addr, insn).
+fn insns(text: &[u8], base: u32) -> Vec<retro68_build::m68k::Insn> {
+    let mut out = Vec::new();
+    let mut off = 0;
+    while off < text.len() {
+        let i = decode(text, off, base + off as u32).expect("decodes");
+        off += i.len;
+        out.push(i);
+    }
+    out
+}
+
+/// The real codegen suite: legalize, repair, verify again, check the mapping.
+#[test]
+fn codegen_suite() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let path = root.join("target/m68k-build/standard/codegen-suite.elf");
+    let Ok(data) = std::fs::read(&path) else {
+        eprintln!("{} not built; skipped", path.display());
+        return;
+    };
+    let mut l = retro68_build::elf::read_linked(&data).unwrap();
+    let cl = l.code_len as usize;
+    let leg = legalize(&mut l.image[..cl], l.base, Cpu::M68000).unwrap();
+    l.abs32.extend(leg.new_abs32.iter().map(|&a| a - l.base));
+    l.abs32.sort_unstable();
+    let syms: Vec<Symbol> = l
+        .functions
+        .iter()
+        .map(|f| Symbol {
+            name: f.name.clone(),
+            addr: f.addr,
+            size: f.size,
+        })
+        .collect();
+    let before = verify(&l.image[..cl], l.base, Cpu::M68000, &syms);
+    let n_before = before.with_rule(Rule::FlagHazard).count();
+    let gap: usize = std::env::var("RELAYOUT_MAX_GAP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
+    let (r, rep) = repair_flag_hazards(
+        &l.image, l.base, l.code_len, l.bss_len, &l.abs32, &syms, gap,
+    )
+    .unwrap();
+    let new_syms: Vec<Symbol> = syms
+        .iter()
+        .map(|s| Symbol {
+            name: s.name.clone(),
+            addr: r.map(s.addr),
+            size: 0,
+        })
+        .collect();
+    let after = verify(
+        &r.image[..r.code_len as usize],
+        l.base,
+        Cpu::M68000,
+        &new_syms,
+    );
+    let n_after = after.with_rule(Rule::FlagHazard).count();
+    eprintln!(
+        "codegen suite: {n_before} hazards; repaired {}, unrepaired {}; after: {n_after} \
+         hazards; text {} -> {} (+{}, shift {}), widened {}\nbefore: {}\nafter: {}",
+        rep.repaired.len(),
+        rep.unrepaired.len(),
+        l.code_len,
+        r.code_len,
+        rep.growth,
+        r.shift,
+        r.widened,
+        before.summary(),
+        after.summary()
+    );
+    eprintln!("{rep}");
+    assert_eq!(n_after, rep.unrepaired.len());
+    assert!(r.abs32.len() >= l.abs32.len());
+    // Every branch of an instruction that is still the same kind of
+    // instruction lands on the relocated target.
+    let old_text = &l.image[..cl];
+    let new_text = &r.image[..r.code_len as usize];
+    let mut checked = 0;
+    for i in insns(old_text, l.base)
+        .iter()
+        .filter(|i| i.flow.target.is_some())
+    {
+        let a = r.map(i.addr);
+        let n = decode(new_text, (a - l.base) as usize, a).unwrap();
+        if std::mem::discriminant(&n.kind) == std::mem::discriminant(&i.kind) {
+            let t = i.flow.target.unwrap();
+            assert_eq!(n.flow.target, Some(r.map(t)), "{} at {:#x}", i.text, i.addr);
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} branches checked");
+    // Everything but flag hazards is unchanged.
+    let others = |v: &retro68_build::m68k::VerifyReport| {
+        v.findings
+            .iter()
+            .filter(|f| f.rule != Rule::FlagHazard)
+            .count()
+    };
+    assert_eq!(others(&before), others(&after), "{after}");
+    // Every relocated value maps.
+    for (&o, &n) in l
+        .abs32
+        .iter()
+        .filter(|&&o| o >= l.code_len)
+        .zip(r.abs32.iter().filter(|&&n| n >= r.code_len))
+    {
+        assert_eq!(n, o + r.shift);
+        assert_eq!(rd32(&r.image, n), r.map(rd32(&l.image, o)));
+    }
+    // Data bytes other than relocations are unchanged.
+    assert_eq!(r.image.len() as u32, l.image.len() as u32 + r.shift);
+}
+
+const BASE: u32 = 0x1000;
+
+/// `s.s` in the module docs of the tests below, assembled with
+/// `m68k-linux-gnu-as -m68000` and linked with `ld -q -Ttext=0x1000`:
+///
+/// ```text
+/// 1000 f:      moveq #0,%d0
+/// 1002 1:      addq.l #1,%d0
+/// 1004         cmp.l #10,%d0
+/// 100a         bcs.s 1b                  | backward loop, no hazard
+/// 100c         bra.s 3f                  | forward across the insertion point
+/// 100e         nop
+/// 1010 memset_loop: move.l %d0,(%a1)+
+/// 1012         sub.l #16,%d1
+/// 1018         move.b %d0,%d4            | hazard
+/// 101a         bcs.s memset_loop
+/// 101c 3:      lea (table,%pc),%a0       | into rodata
+/// 1020         move.w (2,%a0),%d2
+/// 1024         add.w %d2,%d2
+/// 1026         jmp (2,%pc,%d2.w)         | (d8,pc,Xn) into the bra table
+/// 102a         bra.w case0
+/// 102e         bra.w case1
+/// 1032 case0:  moveq #1,%d3
+/// 1034         rts
+/// 1036 case1:  move.l (jt,%pc),%a2       | into the absolute jump table
+/// 103a         jmp (%a2)
+/// 103c g:      cmp.l %d1,%d0
+/// 103e         move.l %d6,%d7            | hazard, beq.w
+/// 1040         beq.w g
+/// 1044         move.l #f,%d5             | absolute relocation in text
+/// 104a         rts
+/// 104c table:  .short 1,2,3,4            (.rodata)
+/// 1054 jt:     .long case0, case1, g
+/// ```
+const SAMPLE: [u16; 48] = [
+    0x7000, 0x5280, 0x0c80, 0x0000, 0x000a, 0x65f6, 0x600e, 0x4e71, 0x22c0, 0x0481, 0x0000, 0x0010,
+    0x1800, 0x65f4, 0x41fa, 0x002e, 0x3428, 0x0002, 0xd442, 0x4efb, 0x2002, 0x6000, 0x0006, 0x6000,
+    0x0006, 0x7601, 0x4e75, 0x247a, 0x001c, 0x4ed2, 0xb081, 0x2e06, 0x6700, 0xfffa, 0x2a3c, 0x0000,
+    0x1000, 0x4e75, 0x0001, 0x0002, 0x0003, 0x0004, 0x0000, 0x1032, 0x0000, 0x1036, 0x0000, 0x103c,
+];
+const SAMPLE_CODE_LEN: u32 = 0x4c;
+const SAMPLE_ABS32: [u32; 4] = [0x46, 0x54, 0x58, 0x5c];
+
+fn sample_syms() -> Vec<Symbol> {
+    vec![
+        Symbol {
+            name: "f".into(),
+            addr: 0x1000,
+            size: 0x3c,
+        },
+        Symbol {
+            name: "g".into(),
+            addr: 0x103c,
+            size: 0x10,
+        },
+    ]
+}
+
+/// The target of the PC-relative EA whose extension word is word `k` of the
+/// instruction at `addr` (`short`: brief-format index word).
+fn ea_target(image: &[u8], addr: u32, k: u32, short: bool) -> u32 {
+    let off = (addr - BASE + 2 * k) as usize;
+    let w = u16::from_be_bytes([image[off], image[off + 1]]);
+    let d = if short {
+        i32::from(w as u8 as i8)
+    } else {
+        i32::from(w as i16)
+    };
+    (addr + 2 * k).wrapping_add(d as u32)
+}
+
+#[test]
+fn sample_is_what_the_verifier_sees() {
+    let image = code(&SAMPLE);
+    let v = verify(
+        &image[..SAMPLE_CODE_LEN as usize],
+        BASE,
+        Cpu::M68000,
+        &sample_syms(),
+    );
+    let found: Vec<(u32, Rule)> = v.findings.iter().map(|f| (f.addr, f.rule)).collect();
+    assert_eq!(
+        found,
+        vec![(0x101a, Rule::FlagHazard), (0x1040, Rule::FlagHazard)],
+        "{v}"
+    );
+    assert_eq!(
+        hazards(&image[..SAMPLE_CODE_LEN as usize], BASE, &sample_syms()),
+        vec![(0x1018, 0x101a), (0x103e, 0x1040)]
+    );
+}
+
+#[test]
+fn sample_repair() {
+    let image = code(&SAMPLE);
+    let old = insns(&image[..SAMPLE_CODE_LEN as usize], BASE);
+    let (r, rep) = repair_flag_hazards(
+        &image,
+        BASE,
+        SAMPLE_CODE_LEN,
+        0,
+        &SAMPLE_ABS32,
+        &sample_syms(),
+        0,
+    )
+    .unwrap();
+    assert_eq!(rep.repaired, vec![(0x1018, 0x101a), (0x103e, 0x1040)]);
+    assert!(rep.unrepaired.is_empty());
+    let text = &r.image[..r.code_len as usize];
+    let new_syms: Vec<Symbol> = sample_syms()
+        .iter()
+        .map(|s| Symbol {
+            name: s.name.clone(),
+            addr: r.map(s.addr),
+            size: 0,
+        })
+        .collect();
+    let v = verify(text, BASE, Cpu::M68000, &new_syms);
+    assert!(v.is_clean(), "{v}");
+    for i in insns(text, BASE) {
+        eprintln!("{:#x}: {}", i.addr, i.text);
+    }
+    // Data alignment kept, rodata moved intact.
+    assert_eq!(r.shift % 4, 0);
+    assert_eq!(r.code_len, SAMPLE_CODE_LEN + r.shift);
+    assert_eq!(
+        &r.image[r.code_len as usize..][..8],
+        &image[SAMPLE_CODE_LEN as usize..][..8]
+    );
+    assert_eq!(r.map(0x104c), 0x104c + r.shift);
+    assert_eq!(r.map(0x1000), 0x1000);
+    assert_eq!(r.map(0x0fff), 0x0fff);
+
+    // Every branch of an untouched instruction lands on the relocated target.
+    let new_at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
+    for i in &old {
+        if [0x1018, 0x101a, 0x103e, 0x1040].contains(&i.addr) {
+            continue;
+        }
+        let n = new_at(r.map(i.addr));
+        assert_eq!(
+            n.mnemonic.split('.').next(),
+            i.mnemonic.split('.').next(),
+            "{} vs {}",
+            i.text,
+            n.text
+        );
+        if let Some(t) = i.flow.target {
+            assert_eq!(
+                n.flow.target,
+                Some(r.map(t)),
+                "{} at {:#x} -> {}",
+                i.text,
+                i.addr,
+                n.text
+            );
+        }
+    }
+    // PC-relative EAs.
+    assert_eq!(ea_target(&r.image, r.map(0x101c), 1, false), r.map(0x104c)); // lea table
+    assert_eq!(ea_target(&r.image, r.map(0x1026), 1, true), r.map(0x102a)); // jmp (d8,pc,d2.w)
+    assert_eq!(ea_target(&r.image, r.map(0x1036), 1, false), r.map(0x1054)); // move.l jt
+    // Absolute relocations: same count, each moved and pointing at the relocated target.
+    assert_eq!(r.abs32.len(), 4);
+    assert_eq!(r.abs32[0], r.map(0x1044) + 2 - BASE);
+    for (&o, &n) in SAMPLE_ABS32.iter().zip(&r.abs32) {
+        assert_eq!(
+            rd32(&r.image, n),
+            r.map(rd32(&image, o)),
+            "reloc {o:#x} -> {n:#x}"
+        );
+    }
+    assert_eq!(rd32(&r.image, r.abs32[1]), r.map(0x1032));
+    assert_eq!(rd32(&r.image, r.abs32[3]), r.map(0x103c));
+
+    // The repaired sites: `bcs T' ; move.b %d0,%d4`, T' = `move.b %d0,%d4 ; bra memset_loop`.
+    for (m, c, copy) in [
+        (0x1018, 0x101a, "move.b %d0,%d4"),
+        (0x103e, 0x1040, "move.l %d6,%d7"),
+    ] {
+        let old_c = decode(&image, (c - BASE) as usize, c).unwrap();
+        let b = new_at(r.map(m));
+        assert!(matches!(b.kind, Kind::Bcc(..)), "{}", b.text);
+        assert_eq!(b.cond(), old_c.cond());
+        assert_eq!(new_at(b.end()).text, copy);
+        let t = b.flow.target.unwrap();
+        assert_eq!(new_at(t).text, copy);
+        let back = new_at(new_at(t).end());
+        assert!(matches!(back.kind, Kind::Bra(_)), "{}", back.text);
+        assert_eq!(back.flow.target, Some(r.map(old_c.flow.target.unwrap())));
+        // Trampoline after the function (f ends at 0x103c, g at the end of text).
+        let f_end = if m < 0x103c {
+            r.map(0x103c)
+        } else {
+            r.code_len + BASE
+        };
+        assert!(t < f_end && t > r.map(c), "trampoline at {t:#x}");
+    }
+    // Deterministic.
+    let (r2, _) = repair_flag_hazards(
+        &image,
+        BASE,
+        SAMPLE_CODE_LEN,
+        0,
+        &SAMPLE_ABS32,
+        &sample_syms(),
+        0,
+    )
+    .unwrap();
+    assert_eq!(r, r2);
+}
+
+/// A `bcc.s` reaching exactly 126 bytes forward and one reaching -128
+/// backward, across an insertion of 2 bytes: both must become `.w`; one that
+/// does not cross stays `.s`.
+#[test]
+fn widening() {
+    let mut w = vec![0x6700 | 126]; // 0x00: beq.s 0x80
+    w.extend(std::iter::repeat_n(0x4E71, 62)); // 0x02..0x7e
+    w.push(0x4E75); // 0x7e: rts; 0x80: target
+    w.push(0x4E75); // 0x80: rts
+    w.push(0x6600 | 0x80); // 0x82: bne.s 0x04 (-128)
+    w.push(0x6602); // 0x84: bne.s 0x88
+    w.push(0x4E71); // 0x86
+    w.push(0x4E75); // 0x88
+    let image = code(&w);
+    let len = image.len() as u32;
+    let edit = Edit {
+        offset: 0x40,
+        len: 0,
+        with: vec![Piece::Bytes(vec![0x4E, 0x71])],
+    };
+    let r = relayout(&image, BASE, len, 0, &[], &[], &[edit]).unwrap();
+    assert_eq!(r.widened, 2);
+    let text = &r.image[..r.code_len as usize];
+    let at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
+    let b0 = at(BASE);
+    assert!(
+        matches!(b0.kind, Kind::Bcc(_, retro68_build::m68k::BranchSize::Word)),
+        "{}",
+        b0.text
+    );
+    assert_eq!(b0.flow.target, Some(r.map(BASE + 0x80)));
+    assert_eq!(r.map(BASE + 0x80), BASE + 0x80 + 4); // insertion + widening
+    let b1 = at(r.map(BASE + 0x82));
+    assert!(
+        matches!(b1.kind, Kind::Bcc(_, retro68_build::m68k::BranchSize::Word)),
+        "{}",
+        b1.text
+    );
+    assert_eq!(b1.flow.target, Some(r.map(BASE + 4)));
+    let b2 = at(r.map(BASE + 0x84));
+    assert!(
+        matches!(
+            b2.kind,
+            Kind::Bcc(_, retro68_build::m68k::BranchSize::Short)
+        ),
+        "{}",
+        b2.text
+    );
+    assert_eq!(b2.flow.target, Some(r.map(BASE + 0x88)));
+    // Growth 2 + 2 + 2 = 6, rounded to 8 with a nop.
+    assert_eq!(r.shift, 8);
+    assert_eq!(&text[text.len() - 2..], &[0x4E, 0x71]);
+    // Without the insertion nothing changes.
+    let same = relayout(&image, BASE, len, 0, &[], &[], &[]).unwrap();
+    assert_eq!(same.image, image);
+    assert_eq!(same.widened, 0);
+}
+
+/// A `.w` branch that no longer fits is an error, and so is a `(d8,pc,Xn)`.
+#[test]
+fn out_of_range() {
+    let mut w = vec![0x6000, 0x7FFE]; // bra.w +32766 -> 0x8000
+    w.extend(std::iter::repeat_n(0x4E71, (0x8000 - 4) / 2));
+    w.push(0x4E75);
+    let image = code(&w);
+    let edit = Edit {
+        offset: 0x10,
+        len: 0,
+        with: vec![Piece::Bytes(vec![0x4E, 0x71])],
+    };
+    let e = relayout(&image, BASE, image.len() as u32, 0, &[], &[], &[edit]).unwrap_err();
+    assert!(
+        matches!(e, retro68_build::m68k::RelayoutError::OutOfRange { .. }),
+        "{e}"
+    );
+
+    // jmp (126,%pc,%d0.w) ; nops ; target
+    let mut w = vec![0x4EFB, 0x007E];
+    w.extend(std::iter::repeat_n(0x4E71, 64));
+    let image = code(&w);
+    let edit = Edit {
+        offset: 0x10,
+        len: 0,
+        with: vec![Piece::Bytes(vec![0x4E, 0x71, 0x4E, 0x71])],
+    };
+    let e = relayout(&image, BASE, image.len() as u32, 0, &[], &[], &[edit]).unwrap_err();
+    assert!(
+        matches!(e, retro68_build::m68k::RelayoutError::OutOfRange { .. }),
+        "{e}"
+    );
+}
+
+/// DBcc and Scc repairs, and the cases left alone.
+#[test]
+fn dbcc_and_scc() {
+    let w = [
+        0xb081, 0x2e06, 0x56cb, 0xfffa, // cmp ; move.l %d6,%d7 ; dbne %d3,0  -> repaired
+        0xb081, 0x2e03, 0x56cb, 0xfff2, // cmp ; move.l %d3,%d7 ; dbne %d3,0  -> counter used
+        0xb081, 0x2e06, 0x57c2, // cmp ; move.l %d6,%d7 ; seq %d2 -> swapped
+        0xb081, 0x2e02, 0x57c2, // cmp ; move.l %d2,%d7 ; seq %d2 -> shares %d2
+        0x4e75,
+    ];
+    let image = code(&w);
+    let len = image.len() as u32;
+    let syms = [Symbol {
+        name: "f".into(),
+        addr: BASE,
+        size: len,
+    }];
+    let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
+    assert_eq!(rep.repaired, vec![(0x1002, 0x1004), (0x1012, 0x1014)]);
+    let left: Vec<u32> = rep.unrepaired.iter().map(|u| u.consumer).collect();
+    assert_eq!(left, vec![r.map(0x100c), r.map(0x101a)]);
+    let text = &r.image[..r.code_len as usize];
+    let at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
+    let db = at(r.map(0x1002));
+    assert_eq!(db.mnemonic, "dbne");
+    assert_eq!(at(db.end()).text, "move.l %d6,%d7");
+    let t = db.flow.target.unwrap();
+    assert_eq!(at(t).text, "move.l %d6,%d7");
+    assert_eq!(at(at(t).end()).flow.target, Some(r.map(0x1000)));
+    let s = at(r.map(0x1012));
+    assert_eq!(s.text, "seq %d2");
+    assert_eq!(at(s.end()).text, "move.l %d6,%d7");
+    let v = verify(text, BASE, Cpu::M68000, &[]);
+    assert_eq!(v.with_rule(Rule::FlagHazard).count(), 2, "{v}");
+}
+
+/// Copies separated from the branch by flag-neutral instructions need
+/// `max_gap`; a chain of two copies needs two passes.
+#[test]
+fn gaps_and_chains() {
+    let w = [
+        0xb081, // 0: cmp.l %d1,%d0
+        0x2e06, // 2: move.l %d6,%d7
+        0x2447, // 4: movea.l %d7,%a2
+        0x6500, 0xfff8, // 6: bcs.w 0
+        0xb081, // a: cmp.l %d1,%d0
+        0x2e06, // c: move.l %d6,%d7
+        0x2a04, // e: move.l %d4,%d5
+        0x65ee, // 10: bcs.s 0
+        0x4e75, // 12
+    ];
+    let image = code(&w);
+    let len = image.len() as u32;
+    let syms = [Symbol {
+        name: "f".into(),
+        addr: BASE,
+        size: len,
+    }];
+    let (_, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
+    // The gap is left; the chain is repaired in two passes even without a gap.
+    assert_eq!(rep.unrepaired.len(), 1, "{rep}");
+    assert_eq!(
+        rep.unrepaired[0].why,
+        "the copy does not immediately precede the conditional"
+    );
+    assert_eq!(rep.passes, 2);
+    let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 2).unwrap();
+    assert!(rep.unrepaired.is_empty(), "{rep}");
+    assert_eq!(rep.passes, 2);
+    let text = &r.image[..r.code_len as usize];
+    let v = verify(text, BASE, Cpu::M68000, &[]);
+    assert!(v.is_clean(), "{v}");
+    let at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
+    let b = at(r.map(0x1002));
+    assert_eq!(b.mnemonic, "bcs.s");
+    assert_eq!(at(b.end()).text, "move.l %d6,%d7");
+    assert_eq!(at(at(b.end()).end()).text, "movea.l %d7,%a2");
+    let t = b.flow.target.unwrap();
+    assert_eq!(at(t).text, "move.l %d6,%d7");
+    assert_eq!(at(at(t).end()).text, "movea.l %d7,%a2");
+    assert_eq!(at(at(at(t).end()).end()).flow.target, Some(r.map(0x1000)));
+    // The chain: bcs first, then both copies in order on both paths.
+    let b = at(r.map(0x100c));
+    assert!(matches!(b.kind, Kind::Bcc(..)), "{}", b.text);
+    assert_eq!(at(b.end()).text, "move.l %d6,%d7");
+    assert_eq!(at(at(b.end()).end()).text, "move.l %d4,%d5");
+    let mut p = b.flow.target.unwrap();
+    let mut seen = Vec::new();
+    loop {
+        let i = at(p);
+        if let Some(t) = i.flow.target
+            && !i.flow.falls_through
+        {
+            if t == r.map(0x1000) {
+                break;
+            }
+            p = t;
+            continue;
+        }
+        seen.push(i.text.clone());
+        p = i.end();
+    }
+    assert_eq!(seen, vec!["move.l %d6,%d7", "move.l %d4,%d5"]);
+}
