@@ -15,6 +15,11 @@ use std::process::Command;
 /// `core`, `alloc` and `compiler_builtins` included.
 pub const PHI_FLAG: &str = "-C llvm-args=-phi-elim-split-all-critical-edges";
 
+/// Hand-written 68000 helpers that replace `mulu.l`/`muls.l` (see `m68k::repair_68000`),
+/// linked into every artifact built from Rust.
+pub const MUL32_HELPERS: &str = "retro68-build/stub/mul32.S";
+const MUL32_SYMBOLS: [&str; 2] = ["__ferrite_mulu32", "__ferrite_muls32"];
+
 /// How many flag-neutral instructions (`movea`, `movem`, …) between the copy and the
 /// conditional may move with the copy when a hazard is repaired.
 pub const REPAIR_MAX_GAP: usize = 4;
@@ -127,8 +132,8 @@ pub struct Built {
     pub legalized: m68k::LegalizeReport,
     /// Flag hazards the compiler left (before the repair pass).
     pub raw_hazards: usize,
-    /// What the repair pass did, if it ran.
-    pub repair: Option<m68k::RepairReport>,
+    /// What the repair passes did, if they ran.
+    pub repair: Option<(m68k::RepairReport, m68k::Repair68000Report)>,
     pub verify: m68k::VerifyReport,
 }
 
@@ -149,6 +154,17 @@ fn nightly_cargo(opts: &Options) -> Command {
     cmd
 }
 
+/// RUSTFLAGS for m68k builds: the LLVM flag, and a path remapping so that the checkout's
+/// location (which ends up in panic locations) does not change the binary.
+fn rustflags(opts: &Options) -> String {
+    let mut flags = format!("--remap-path-prefix={}=/ferrite", opts.root.display());
+    if opts.phi_flag {
+        flags.push(' ');
+        flags.push_str(PHI_FLAG);
+    }
+    flags
+}
+
 /// Compile `a` for the 68k; returns the path of the object or static library to link.
 pub fn compile(a: &Artifact, opts: &Options) -> Result<PathBuf> {
     match a.source {
@@ -159,7 +175,11 @@ pub fn compile(a: &Artifact, opts: &Options) -> Result<PathBuf> {
 
 /// Assemble `a`'s extra assembly files; returns the objects.
 pub fn extra_objects(a: &Artifact, opts: &Options) -> Result<Vec<PathBuf>> {
-    a.extra_asm
+    let mut files: Vec<&str> = a.extra_asm.to_vec();
+    if matches!(a.source, Source::Crate { .. }) {
+        files.push(MUL32_HELPERS);
+    }
+    files
         .iter()
         .enumerate()
         .map(|(i, f)| assemble(&format!("{}-extra{i}", a.name), &opts.root.join(f), opts))
@@ -196,7 +216,7 @@ pub fn cargo_build(
         .arg(opts.root.join("m68k.json"))
         .args(["-Zjson-target-spec", "-Zbuild-std=core,alloc", "-Zbuild-std-features=compiler-builtins-mem"])
         .env("CARGO_TARGET_DIR", &target_dir)
-        .env("RUSTFLAGS", if opts.phi_flag { PHI_FLAG } else { "" })
+        .env("RUSTFLAGS", rustflags(opts))
         .env(
             "CARGO_PROFILE_RELEASE_OPT_LEVEL",
             std::env::var("FERRITE_M68K_OPT_LEVEL").unwrap_or_else(|_| opt_level.to_string()),
@@ -235,6 +255,11 @@ pub fn link(a: &Artifact, lib: &Path, extra: &[PathBuf], opts: &Options) -> Resu
         Kind::LinuxElf => {
             cmd.arg("-T").arg(opts.root.join("retro68-build/link/linux.ld"));
             cmd.arg("--require-defined=_start");
+        }
+    }
+    if matches!(a.source, Source::Crate { .. }) {
+        for sym in MUL32_SYMBOLS {
+            cmd.arg(format!("--undefined={sym}"));
         }
     }
     cmd.arg("-o").arg(&elf).args(extra).arg(lib);
@@ -292,7 +317,32 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
         linked.image = relaid.image;
         linked.code_len = relaid.code_len;
         linked.abs32 = relaid.abs32;
-        Some(report)
+
+        // Then the 68020-only multiplies and the privileged MOVE from SR.
+        let helpers = match (linked.symbol(MUL32_SYMBOLS[0]), linked.symbol(MUL32_SYMBOLS[1])) {
+            (Some(u), Some(s)) => Some((u, s)),
+            _ => None,
+        };
+        let (relaid, report68) = m68k::repair_68000(
+            &linked.image,
+            linked.base,
+            linked.code_len,
+            linked.bss_len,
+            &linked.abs32,
+            &to_verifier_symbols(&linked),
+            helpers,
+        )
+        .map_err(|e| anyhow::anyhow!("repairing 68020-only instructions in {}: {e}", a.name))?;
+        for f in &mut linked.functions {
+            f.addr = relaid.map(f.addr);
+        }
+        for s in &mut linked.symbols {
+            s.1 = relaid.map(s.1);
+        }
+        linked.image = relaid.image;
+        linked.code_len = relaid.code_len;
+        linked.abs32 = relaid.abs32;
+        Some((report, report68))
     } else {
         None
     };
@@ -328,7 +378,7 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             (path, bytes.len() as u64, linked.abs32.len() as u32, flat.relocs.len() as u32)
         }
         Kind::LinuxElf => {
-            let elf_bytes = if repair.as_ref().is_some_and(|r| r.growth > 0) {
+            let elf_bytes = if repair.as_ref().is_some_and(|(r, r68)| r.growth > 0 || r68.growth > 0) {
                 let entry = linked.symbol("_start").context("no _start")?;
                 crate::elf::write_exec(&linked.image, linked.base, linked.code_len, linked.bss_len, entry)
             } else {
@@ -365,9 +415,9 @@ pub fn size_table(built: &[Built]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "| artifact | kind | code | data | bss | relocations (table bytes) | legalized branches | flag hazards repaired / left by LLVM | instructions verified | findings | file |"
+        "| artifact | kind | code | data | bss | relocations (table bytes) | legalized branches | flag hazards repaired / left by LLVM | mul.l, move sr repaired | instructions verified | findings | file |"
     );
-    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|");
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|");
     for b in built {
         let kind = match b.artifact.kind {
             Kind::Flat { .. } => "flat",
@@ -375,7 +425,7 @@ pub fn size_table(built: &[Built]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} ({}) | {} | {} / {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} ({}) | {} | {} / {} | {}, {} | {} | {} | {} |",
             b.path.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
             kind,
             b.code_len,
@@ -384,8 +434,10 @@ pub fn size_table(built: &[Built]) -> String {
             b.relocs,
             b.reloc_table_len,
             b.legalized.rewritten(),
-            b.repair.as_ref().map_or(0, |r| r.repaired.len()),
+            b.repair.as_ref().map_or(0, |(r, _)| r.repaired.len()),
             b.raw_hazards,
+            b.repair.as_ref().map_or(0, |(_, r)| r.mul_repaired.len()),
+            b.repair.as_ref().map_or(0, |(_, r)| r.sr_repaired.len()),
             b.verify.instructions,
             b.verify.summary(),
             b.file_len

@@ -66,6 +66,9 @@ _start:
         moveq   #4,%d0
         trap    #0
         rts
+        | Objects linked after this one may want 4-byte alignment: pad with NOPs, not
+        | zeros, so the text stays decodable from end to end.
+        .balignw 4,0x4e71
 
         .bss
         .align  4

@@ -99,3 +99,27 @@ fn codegen_suite_allocates_through_the_memory_manager() {
     assert!(m.stats().traps > before, "a Vec case must call _NewPtr/_DisposePtr");
     m.check_heaps().unwrap();
 }
+
+/// After a case faults, the conformance run starts a fresh machine. Its output buffer must be
+/// allocated again in that machine: the old address is free memory there, so the next cases'
+/// own heap blocks landed on it (on the 68040, `dyn_closures` read its own output as a vtable
+/// pointer and died at $AB000001, and `vec_grow_big` returned the 0xDD fill of its disposed Vec).
+#[test]
+#[ignore = "needs m68k artifacts: run `cargo xtask test`"]
+fn codegen_conformance_reallocates_the_output_buffer_after_a_fault() {
+    use ferrite_emu::conformance::SuiteRunner;
+    let suite = artifact("test/codegen-suite.flat");
+    let vec_case = codegen_suite::CASES.iter().position(|c| c.name == "vec_grow_big").unwrap() as u32;
+    let live = |r: &SuiteRunner| {
+        let b = r.machine().memory_manager().block(r.buffer()).map(|b| b.size);
+        assert_eq!(b, Some(SuiteRunner::CAP), "output buffer ${:08X} is not a live block", r.buffer());
+    };
+    let mut r = SuiteRunner::new(&suite, CpuModel::M68040).unwrap();
+    live(&r);
+    let before = r.run_case(vec_case, None);
+    // The restart that `run_case` does after a fault; then the same case must give the same.
+    r.restart().unwrap();
+    live(&r);
+    assert_eq!(r.run_case(vec_case, None), before, "vec_grow_big differs after a restart");
+    r.machine().check_heaps().unwrap();
+}

@@ -16,6 +16,7 @@ pub mod decode;
 pub mod elf;
 pub mod legalize;
 pub mod relayout;
+pub mod repair68000;
 pub mod verify;
 
 pub use decode::{
@@ -27,5 +28,9 @@ pub use legalize::{LegalizeError, LegalizeReport, Rewrite, RewriteKind, legalize
 pub use relayout::{
     Edit, Piece, Relaid, RelayoutError, RepairReport, Target, Unrepaired, relayout,
     repair_flag_hazards,
+};
+pub use repair68000::{
+    Construct68000, Left68000, Repair68000Report, move_from_sr_sequence, mul_call_sequence,
+    repair_68000,
 };
 pub use verify::{Finding, Rule, Symbol, VerifyReport, hazards, verify};

@@ -57,6 +57,16 @@ pub enum Piece {
     Copy(u32),
     /// Position-independent bytes (no PC-relative field, no relocation).
     Bytes(Vec<u8>),
+    /// Bytes with 32-bit absolute fields (e.g. the operand of `jsr (xxx).l`)
+    /// at the given byte offsets: each field holds an old (as linked) address,
+    /// which is mapped to its new address like any relocated value, and its
+    /// new offset is added to [`Relaid::abs32`].
+    BytesAbs {
+        /// The bytes (even length).
+        bytes: Vec<u8>,
+        /// Byte offsets in `bytes` of the 32-bit absolute fields.
+        abs: Vec<u32>,
+    },
     /// `Bcc`/`BRA`/`BSR` (`cond` bits 11–8: 0 = BRA, 1 = BSR); the size is
     /// chosen by the engine (`.s` if it reaches, otherwise `.w`).
     Branch {
@@ -130,8 +140,9 @@ impl Relaid {
         })
     }
 
-    /// Chains `next` (a relayout of `self.image`) after `self`.
-    fn then(mut self, next: Relaid) -> Relaid {
+    /// Chains `next` (a relayout of `self.image`) after `self`: the result's
+    /// [`Relaid::map`] maps addresses of the image `self` started from.
+    pub fn then(mut self, next: Relaid) -> Relaid {
         self.stages.extend(next.stages);
         Relaid {
             image: next.image,
@@ -281,6 +292,8 @@ enum Unit {
     },
     /// Raw bytes.
     Raw(Vec<u8>),
+    /// Raw bytes with 32-bit absolute fields (old addresses) at these offsets.
+    RawAbs(Vec<u8>, Vec<u32>),
     /// A label (no bytes).
     Label(u32),
 }
@@ -302,7 +315,7 @@ fn unit_len(u: &Unit, insns: &[Insn]) -> u32 {
         Unit::Old { idx, .. } => insns[*idx].len as u32,
         Unit::Branch { size, .. } => branch_len(*size),
         Unit::DBcc { .. } => 4,
-        Unit::Raw(b) => b.len() as u32,
+        Unit::Raw(b) | Unit::RawAbs(b, _) => b.len() as u32,
         Unit::Label(_) => 0,
     }
 }
@@ -447,6 +460,17 @@ pub fn relayout(
                     }
                     units.push(Unit::Raw(b.clone()));
                 }
+                Piece::BytesAbs { bytes, abs } => {
+                    if bytes.len() % 2 != 0 {
+                        return Err(RelayoutError::BadEdit("odd-length bytes".into()));
+                    }
+                    if let Some(a) = abs.iter().find(|&&a| a as usize + 4 > bytes.len()) {
+                        return Err(RelayoutError::BadEdit(format!(
+                            "absolute field at {a} runs past the bytes"
+                        )));
+                    }
+                    units.push(Unit::RawAbs(bytes.clone(), abs.clone()));
+                }
                 Piece::Branch { cond, target } => units.push(Unit::Branch {
                     cond: *cond & 15,
                     target: *target,
@@ -581,6 +605,16 @@ pub fn relayout(
         match u {
             Unit::Label(_) => {}
             Unit::Raw(b) => out.extend_from_slice(b),
+            Unit::RawAbs(b, abs) => {
+                let start = out.len();
+                out.extend_from_slice(b);
+                for &f in abs {
+                    let o = start + f as usize;
+                    let v = u32::from_be_bytes(out[o..o + 4].try_into().expect("4"));
+                    out[o..o + 4].copy_from_slice(&map(v).to_be_bytes());
+                    new_abs.push(at - base + f);
+                }
+            }
             Unit::Branch {
                 cond,
                 target,
