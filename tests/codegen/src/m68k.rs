@@ -115,7 +115,7 @@ mod mac {
 
 #[cfg(feature = "linux")]
 mod linux {
-    use crate::{CASES, MAX_OUTPUT, run_case};
+
     use core::alloc::{GlobalAlloc, Layout};
     use core::arch::asm;
 
