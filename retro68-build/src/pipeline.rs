@@ -270,6 +270,19 @@ pub fn link(a: &Artifact, lib: &Path, extra: &[PathBuf], opts: &Options) -> Resu
     Ok(elf)
 }
 
+/// Take a relaid image: new bytes, code length and relocations, symbols moved with the code.
+fn adopt(linked: &mut Linked, relaid: m68k::Relaid) {
+    for f in &mut linked.functions {
+        f.addr = relaid.map(f.addr);
+    }
+    for s in &mut linked.symbols {
+        s.1 = relaid.map(s.1);
+    }
+    linked.image = relaid.image;
+    linked.code_len = relaid.code_len;
+    linked.abs32 = relaid.abs32;
+}
+
 fn to_verifier_symbols(linked: &Linked) -> Vec<m68k::Symbol> {
     linked
         .functions
@@ -308,15 +321,7 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             REPAIR_MAX_GAP,
         )
         .map_err(|e| anyhow::anyhow!("repairing flag hazards in {}: {e}", a.name))?;
-        for f in &mut linked.functions {
-            f.addr = relaid.map(f.addr);
-        }
-        for s in &mut linked.symbols {
-            s.1 = relaid.map(s.1);
-        }
-        linked.image = relaid.image;
-        linked.code_len = relaid.code_len;
-        linked.abs32 = relaid.abs32;
+        adopt(&mut linked, relaid);
 
         // Then the 68020-only multiplies and the privileged MOVE from SR.
         let helpers = match (linked.symbol(MUL32_SYMBOLS[0]), linked.symbol(MUL32_SYMBOLS[1])) {
@@ -333,15 +338,7 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             helpers,
         )
         .map_err(|e| anyhow::anyhow!("repairing 68020-only instructions in {}: {e}", a.name))?;
-        for f in &mut linked.functions {
-            f.addr = relaid.map(f.addr);
-        }
-        for s in &mut linked.symbols {
-            s.1 = relaid.map(s.1);
-        }
-        linked.image = relaid.image;
-        linked.code_len = relaid.code_len;
-        linked.abs32 = relaid.abs32;
+        adopt(&mut linked, relaid);
         Some((report, report68))
     } else {
         None
