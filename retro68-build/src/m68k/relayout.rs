@@ -223,6 +223,19 @@ enum Field {
     D8(usize),
 }
 
+/// Decode `code` by linear sweep; any undecodable word, truncation or desync is an error,
+/// since rewriting code we cannot fully decode would be guesswork.
+pub(crate) fn clean_sweep(code: &[u8], base: u32, symbols: &[Symbol]) -> Result<Vec<Insn>, RelayoutError> {
+    let sw = sweep(code, base, symbols);
+    if let Some((addr, text, why)) = sw.problems.first() {
+        return Err(RelayoutError::Decode {
+            addr: *addr,
+            why: format!("`{text}`: {why}"),
+        });
+    }
+    Ok(sw.insns)
+}
+
 /// Finds the PC-relative EA field of `insn`, if any, by checking which
 /// extension word the displayed displacement comes from (perturbing it).
 fn pc_field(insn: &Insn) -> Result<Option<Field>, RelayoutError> {
@@ -335,14 +348,7 @@ pub fn relayout(
     edits: &[Edit],
 ) -> Result<Relaid, RelayoutError> {
     let code = &image[..code_len as usize];
-    let sw = sweep(code, base, symbols);
-    if let Some((addr, text, why)) = sw.problems.first() {
-        return Err(RelayoutError::Decode {
-            addr: *addr,
-            why: format!("`{text}`: {why}"),
-        });
-    }
-    let insns = sw.insns;
+    let insns = clean_sweep(code, base, symbols)?;
     let text_end = base.wrapping_add(code_len);
     let old_end = base.wrapping_add(image.len() as u32).wrapping_add(bss_len);
     let index: BTreeMap<u32, usize> = insns.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();

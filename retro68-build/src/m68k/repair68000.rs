@@ -34,8 +34,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::relayout::{Edit, Piece, Relaid, RelayoutError, relayout};
-use super::verify::{Symbol, sweep};
+use super::relayout::{Edit, Piece, Relaid, RelayoutError, clean_sweep, relayout};
+use super::verify::Symbol;
 
 /// Which construct.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -162,13 +162,7 @@ pub fn repair_68000(
     helpers: Option<(u32, u32)>,
 ) -> Result<(Relaid, Repair68000Report), RelayoutError> {
     let code = &image[..code_len as usize];
-    let sw = sweep(code, base, functions);
-    if let Some((addr, text, why)) = sw.problems.first() {
-        return Err(RelayoutError::Decode {
-            addr: *addr,
-            why: format!("`{text}`: {why}"),
-        });
-    }
+    let insns = clean_sweep(code, base, functions)?;
     let mut report = Repair68000Report::default();
     let mut edits = Vec::new();
     let text_end = base.wrapping_add(code_len);
@@ -178,7 +172,7 @@ pub fn repair_68000(
             .any(|&r| r + 4 > a - base && r < a - base + len as u32)
     };
     let mut left = BTreeMap::new();
-    for insn in &sw.insns {
+    for insn in &insns {
         let w0 = insn.words[0];
         if w0 & 0xFFC0 == 0x40C0 {
             let kind = Construct68000::MoveFromSr;
