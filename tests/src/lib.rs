@@ -18,13 +18,16 @@
 //! * [`traps`], [`trap_names`]: the A-line trap dispatcher and trap names.
 //! * [`memory_manager`], [`mm_traps`]: the Memory Manager model and its traps.
 //! * [`loader`]: flat-image loading and C-ABI calls.
+//! * [`interrupts`]: scheduled interrupts, tick hooks (VBL) and idle waiting.
 //! * [`error`]: run errors.
+//! * [`scsi`]: the virtual SCSI bus and its targets.
 //! * [`qemu`]: the second, independent 68k core (`qemu-m68k`).
 //! * [`conformance`]: the codegen suite compared across host, emulator and QEMU.
 
 pub mod bus;
 pub mod cpu;
 pub mod error;
+pub mod interrupts;
 pub mod loader;
 pub mod lowmem;
 pub mod machine;
@@ -35,10 +38,12 @@ pub mod trap_names;
 pub mod traps;
 pub mod conformance;
 pub mod qemu;
+pub mod scsi;
 
 pub use cpu::CpuModel;
+pub use interrupts::{InterruptHandler, InterruptId, TickHook};
 pub use error::{ChainSource, Fault, ReturnAddress, RunError};
-pub use loader::{CallResult, LoadedImage};
+pub use loader::{CallResult, LoadedImage, Preserved};
 pub use machine::{Layout, Machine, MachineConfig, Stats};
 pub use memory_manager::ZoneId;
 pub use traps::{SavedReg, TrapCall, TrapHandler, TrapTable};

@@ -229,6 +229,29 @@ impl Machine {
 
     /// Call the code at `addr` with the C ABI.
     pub fn call_address(&mut self, addr: u32, args: &[u32]) -> Result<CallResult, RunError> {
+        self.call_guest(addr, args, &[], Preserved::C_ABI).map(|(r, _)| r)
+    }
+
+    /// Call a register-based Mac OS routine at `addr` (a completion routine, a VBL task, a
+    /// driver entry point): `regs` are set before the call (`(index, value)`, 0–7 = D0–D7,
+    /// 8–14 = A0–A6), `preserved` says which registers the routine must give back unchanged.
+    /// Returns the result and every register (D0–D7, A0–A7) after the return.
+    pub fn call_with_registers(
+        &mut self,
+        addr: u32,
+        regs: &[(usize, u32)],
+        preserved: Preserved,
+    ) -> Result<(CallResult, [u32; 16]), RunError> {
+        self.call_guest(addr, &[], regs, preserved)
+    }
+
+    fn call_guest(
+        &mut self,
+        addr: u32,
+        args: &[u32],
+        regs: &[(usize, u32)],
+        preserved: Preserved,
+    ) -> Result<(CallResult, [u32; 16]), RunError> {
         let nested = self.depth > 0;
         let sentinel = self.sentinel(self.depth);
         let saved_dar = self.cpu().dar;
@@ -256,11 +279,11 @@ impl Machine {
         }
         let expected_sp = self.sp();
         self.push_u32(sentinel);
-        let callee_saved: Vec<u32> = self.cpu().dar[2..8]
-            .iter()
-            .chain(&self.cpu().dar[10..15])
-            .copied()
-            .collect();
+        for &(i, v) in regs {
+            assert!(i < 15, "register index {i} (A7 is the stack pointer)");
+            self.cpu_mut().dar[i] = v;
+        }
+        let before: [u32; 16] = self.cpu().dar;
         self.set_pc(addr);
 
         let t0 = Instant::now();
@@ -294,19 +317,19 @@ impl Machine {
                 };
                 return Err(self.fail(f, addr));
             }
-            let now: Vec<u32> = self.cpu().dar[2..8]
-                .iter()
-                .chain(&self.cpu().dar[10..15])
-                .copied()
-                .collect();
-            const NAMES: [&str; 11] = [
-                "D2", "D3", "D4", "D5", "D6", "D7", "A2", "A3", "A4", "A5", "A6",
+            const NAMES: [&str; 15] = [
+                "D0", "D1", "D2", "D3", "D4", "D5", "D6", "D7", "A0", "A1", "A2", "A3", "A4",
+                "A5", "A6",
             ];
-            for ((n, before), after) in NAMES.iter().zip(&callee_saved).zip(&now) {
-                if before != after {
+            let now = self.cpu().dar;
+            for (i, n) in NAMES.iter().enumerate() {
+                if preserved.0 & (1 << i) != 0 && before[i] != now[i] {
                     let f = Fault::AbiViolation {
                         message: format!(
-                            "callee-saved {n} changed from ${before:08X} to ${after:08X}"
+                            "{} {n} changed from ${:08X} to ${:08X}",
+                            preserved.describe(),
+                            before[i],
+                            now[i]
                         ),
                     };
                     return Err(self.fail(f, addr));
@@ -316,11 +339,35 @@ impl Machine {
         if !nested && self.config().check_heaps_after_call {
             self.check_heaps().map_err(|f| self.fail(f, addr))?;
         }
+        let after = self.cpu().dar;
         if nested {
             self.cpu_mut().dar = saved_dar;
             self.cpu_mut().set_sr(saved_sr);
             self.set_pc(saved_pc);
         }
-        Ok(result)
+        Ok((result, after))
+    }
+}
+
+/// Which of D0–D7 (bits 0–7) and A0–A6 (bits 8–14) a called routine must preserve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preserved(pub u16);
+
+impl Preserved {
+    /// The C ABI: D2–D7 and A2–A6.
+    pub const C_ABI: Preserved = Preserved(0b111_1100_1111_1100);
+    /// Mac OS register-based routines (completion routines, VBL tasks, Time Manager tasks):
+    /// D0–D2 and A0–A1 are scratch; D3–D7 and A2–A6 must be preserved (IM Devices /
+    /// IM Processes).
+    pub const MAC_OS: Preserved = Preserved(0b111_1100_1111_1000);
+    /// Nothing checked.
+    pub const NONE: Preserved = Preserved(0);
+
+    fn describe(self) -> &'static str {
+        match self {
+            Preserved::C_ABI => "callee-saved (C ABI)",
+            Preserved::MAC_OS => "preserved (Mac OS register convention)",
+            _ => "preserved",
+        }
     }
 }

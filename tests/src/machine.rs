@@ -251,6 +251,7 @@ pub struct Machine {
     /// Depth of nested calls (0 = none running).
     pub(crate) depth: u32,
     extensions: HashMap<TypeId, Box<dyn Any + Send>>,
+    pub(crate) irq: crate::interrupts::Interrupts,
 }
 
 impl Machine {
@@ -314,6 +315,7 @@ impl Machine {
             run_instructions: 0,
             depth: 0,
             extensions: HashMap::new(),
+            irq: Default::default(),
             config,
         };
         m.next_tick_at = m.cycles_for_tick(1);
@@ -620,16 +622,22 @@ impl Machine {
         self.idle_cycles += target.saturating_sub(self.emulated_cycles());
         self.update_ticks();
     }
+    /// Let emulated time pass without executing anything, up to emulated cycle `at`.
+    pub fn idle_to_cycle(&mut self, at: u64) {
+        self.idle_cycles += at.saturating_sub(self.emulated_cycles());
+        self.update_ticks();
+    }
     fn update_ticks(&mut self) {
         let now = self.emulated_cycles();
-        let mut changed = false;
+        let mut passed = 0;
         while now >= self.next_tick_at {
             self.ticks += 1;
             self.next_tick_at = self.cycles_for_tick(self.ticks + 1);
-            changed = true;
+            passed += 1;
         }
-        if changed {
+        if passed > 0 {
             self.bus.poke_u32(lowmem::TICKS, self.ticks);
+            self.owe_ticks(passed);
         }
     }
 
@@ -860,8 +868,14 @@ impl Machine {
                             return Err(self.fail(f, ppc));
                         }
                     }
-                    if self.emulated_cycles() >= self.next_tick_at {
+                    let now = self.emulated_cycles();
+                    if now >= self.next_tick_at {
                         self.update_ticks();
+                    }
+                    if self.irq.check_needed(now)
+                        && let Err(f) = self.deliver_interrupts()
+                    {
+                        return Err(self.fail(f, self.cpu.pc));
                     }
                 }
                 StepResult::AlineTrap { opcode } => {
@@ -872,6 +886,11 @@ impl Machine {
                         return Err(self.fail(f, at));
                     }
                     self.cpu.invalidate_prefetch();
+                    if self.irq.check_needed(self.emulated_cycles())
+                        && let Err(f) = self.deliver_interrupts()
+                    {
+                        return Err(self.fail(f, self.cpu.pc));
+                    }
                 }
                 StepResult::IllegalInstruction { opcode } => {
                     let at = self.cpu.ppc;

@@ -1,0 +1,133 @@
+//! Scheduled interrupts, tick hooks and idle waiting (`ferrite_emu::interrupts`).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use ferrite_emu::{CpuModel, Fault, Machine};
+use retro68_build::asm::assemble_flat_supervisor;
+
+const SOURCE: &str = r#"
+        .text
+| spin(n): count down n, then return how often `counter` was bumped by interrupts.
+        .globl spin
+spin:   move.l  4(%sp),%d1
+1:      subq.l  #1,%d1
+        bne.s   1b
+        move.l  counter,%d0
+        rts
+| masked_spin(n): the same with the interrupt mask at 7 (level 1..6 held off).
+        .globl masked_spin
+masked_spin:
+        move.w  %sr,-(%sp)
+        ori.w   #0x0700,%sr
+        move.l  6(%sp),%d1
+1:      subq.l  #1,%d1
+        bne.s   1b
+        move.l  counter,%d0
+        move.w  (%sp)+,%sr
+        rts
+| bump: the "completion routine" an interrupt calls; trashes d0-d2/a0-a1 freely.
+        .globl bump
+bump:   addq.l  #1,counter
+        moveq   #-1,%d0
+        moveq   #-1,%d1
+        move.l  %d1,%a0
+        move.w  %sr,%d2
+        move.w  %d2,level
+        rts
+        .globl counter
+        .bss
+counter: .long 0
+        .globl level
+level:  .word 0
+"#;
+
+fn machine(cpu: CpuModel) -> Machine {
+    let img = assemble_flat_supervisor("interrupts", SOURCE).expect("assembles");
+    let mut m = Machine::new(cpu);
+    m.load(&img).unwrap();
+    m
+}
+
+fn bump_interrupt(m: &mut Machine, delay: u64, level: u8) {
+    let bump = m.export_address("bump").unwrap();
+    m.schedule_interrupt(
+        delay,
+        level,
+        "test bump",
+        Box::new(move |m: &mut Machine| {
+            m.call_with_registers(bump, &[], ferrite_emu::Preserved::MAC_OS)?;
+            Ok(())
+        }),
+    );
+}
+
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn interrupt_runs_guest_code_between_instructions_and_restores_the_context() {
+    for cpu in [CpuModel::M68000, CpuModel::M68040] {
+        let mut m = machine(cpu);
+        bump_interrupt(&mut m, 1000, 2);
+        bump_interrupt(&mut m, 5000, 2);
+        let r = m.call("spin", &[20_000]).unwrap();
+        assert_eq!(r.d0, 2, "both interrupts ran during the loop on {cpu}");
+        let level = m.read_u16(m.export_address("level").unwrap());
+        assert_eq!((level >> 8) & 7, 2, "the handler ran with the mask at its level: SR={level:04X}");
+        assert!(m.pending_interrupts().is_empty());
+        assert_eq!(m.interrupts_delivered(), 2);
+    }
+}
+
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn masked_interrupt_waits_until_the_mask_drops() {
+    let mut m = machine(CpuModel::M68040);
+    bump_interrupt(&mut m, 10, 3);
+    let r = m.call("masked_spin", &[5_000]).unwrap();
+    assert_eq!(r.d0, 0, "held off while SR mask is 7");
+    // Delivered once the mask came back down (at the RTS boundary or later).
+    let counter = m.export_address("counter").unwrap();
+    m.call("spin", &[10]).unwrap();
+    assert_eq!(m.read_u32(counter), 1);
+    // A level-7 interrupt is not maskable.
+    bump_interrupt(&mut m, 10, 7);
+    let r = m.call("masked_spin", &[5_000]).unwrap();
+    assert_eq!(r.d0, 2, "NMI taken under mask 7");
+}
+
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn idle_until_delivers_due_interrupts_and_fails_when_nothing_can_finish() {
+    let mut m = machine(CpuModel::M68000);
+    let counter = m.export_address("counter").unwrap();
+    bump_interrupt(&mut m, 2_000_000, 2);
+    let t0 = m.emulated_cycles();
+    m.idle_until(|m| m.read_u32(counter) == 1, 600, "test wait").unwrap();
+    assert!(m.emulated_cycles() >= t0 + 2_000_000, "time jumped to the interrupt");
+    let err = m.idle_until(|m| m.read_u32(counter) == 2, 600, "test wait").unwrap_err();
+    assert!(matches!(err, Fault::Misuse { .. }) && format!("{err:?}").contains("nothing is pending"), "{err:?}");
+}
+
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn tick_hooks_run_once_per_tick_at_level_1() {
+    let mut m = machine(CpuModel::M68040);
+    let seen = Arc::new(AtomicU32::new(0));
+    let s2 = seen.clone();
+    m.add_tick_hook(
+        "count",
+        Arc::new(move |m: &mut Machine| {
+            assert_eq!(m.interrupt_mask(), 1);
+            assert!(m.at_interrupt_level());
+            s2.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        }),
+    );
+    let t0 = m.ticks();
+    m.call("spin", &[400_000]).unwrap();
+    let passed = m.ticks() - t0;
+    assert!(passed >= 2, "the loop spans ticks ({passed})");
+    assert_eq!(seen.load(Ordering::Relaxed), passed);
+    m.idle_until(|m| m.ticks() >= t0 + passed + 5, 100, "ticks").unwrap();
+    assert_eq!(seen.load(Ordering::Relaxed), passed + 5);
+}
