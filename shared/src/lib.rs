@@ -8,3 +8,4 @@
 extern crate alloc;
 
 pub mod flat;
+pub mod partition_map;

@@ -39,6 +39,8 @@ pub mod traps;
 pub mod conformance;
 pub mod qemu;
 pub mod scsi;
+pub mod start_manager;
+pub mod test_disk;
 
 pub use cpu::CpuModel;
 pub use interrupts::{InterruptHandler, InterruptId, TickHook};
