@@ -93,15 +93,30 @@ fn assemble(name: &str, source: &str, supervisor: bool) -> Result<FlatImage> {
         .collect();
     let names: Vec<&str> = globals.iter().map(String::as_str).collect();
     let image = linked.to_flat(&names, 68000)?;
-    let symbols: Vec<Symbol> = linked
-        .symbols
-        .iter()
-        .map(|(n, a)| Symbol { name: n.clone(), addr: *a, size: 0 })
-        .collect();
-    let report = verify(&image.image[..image.code_len as usize], 0, Cpu::M68000, &symbols);
+    // Code symbols (labels in sections) name findings; data objects inside .text (marked
+    // `.type x,@object` with a `.size`, e.g. a DRVR header) are not decoded.
+    let code_len = image.code_len;
+    let mut data: Vec<(u32, u32)> = Vec::new();
+    let mut symbols: Vec<Symbol> = Vec::new();
+    for s in file.symbols() {
+        let (Some(_), Ok(name)) = (s.section_index(), s.name()) else { continue };
+        if name.is_empty() || s.kind() == object::SymbolKind::Section || s.kind() == object::SymbolKind::File {
+            continue;
+        }
+        let addr = s.address() as u32;
+        if s.kind() == object::SymbolKind::Data && s.size() > 0 && addr < code_len {
+            data.push((addr, (addr + s.size() as u32).min(code_len)));
+        } else if s.kind() != object::SymbolKind::Data {
+            symbols.push(Symbol { name: name.to_string(), addr, size: 0 });
+        }
+    }
+    // Decode everything (code labels after a data object resynchronise the decoder) and
+    // drop what was found inside data objects.
+    let report = verify(&image.image[..code_len as usize], 0, Cpu::M68000, &symbols);
     let bad: Vec<String> = report
         .findings
         .iter()
+        .filter(|f| !data.iter().any(|&(s, e)| (s..e).contains(&f.addr)))
         .filter(|f| !(supervisor && f.rule == Rule::Privileged))
         .map(|f| format!("  {f}"))
         .collect();
