@@ -19,6 +19,7 @@
 //! * [`memory_manager`], [`mm_traps`]: the Memory Manager model and its traps.
 //! * [`loader`]: flat-image loading and C-ABI calls.
 //! * [`interrupts`]: scheduled interrupts, tick hooks (VBL) and idle waiting.
+//! * [`file_manager`]: File-Manager-lite: `_MountVol` through the driver, the drive queue as the host sees it.
 //! * [`error`]: run errors.
 //! * [`scsi`]: the virtual SCSI bus and its targets.
 //! * [`qemu`]: the second, independent 68k core (`qemu-m68k`).
@@ -27,6 +28,7 @@
 pub mod bus;
 pub mod cpu;
 pub mod error;
+pub mod file_manager;
 pub mod interrupts;
 pub mod loader;
 pub mod lowmem;

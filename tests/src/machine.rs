@@ -210,6 +210,8 @@ pub struct Stats {
     pub calls: u64,
     /// `_SysBeep` calls.
     pub beeps: u32,
+    /// Traps dispatched, by handler name.
+    pub trap_counts: std::collections::BTreeMap<&'static str, u64>,
 }
 
 impl Stats {

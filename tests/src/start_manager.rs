@@ -2,6 +2,7 @@
 //! loads a driver and calls it (`mac-driver-facts.md` §2), for both ROM generations.
 //!
 //! * [`checks`]: the ROM's checks on block 0 and the partition map, as a pure function.
+//! * [`boot`]: the boot sequence and its [`boot::BootReport`].
 
 pub mod checks;
 

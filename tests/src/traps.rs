@@ -237,6 +237,7 @@ pub(crate) fn dispatch(m: &mut Machine, word: u16, pc: u32) -> Result<(), Fault>
         });
     };
     m.stats_mut().traps += 1;
+    *m.stats_mut().trap_counts.entry(name).or_insert(0) += 1;
     let via_stub = m.layout().is_trap_stub(pc);
     let os = is_os_trap(word);
     let mut call = TrapCall {

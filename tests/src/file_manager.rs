@@ -1,0 +1,234 @@
+//! File-Manager-lite: just enough of the File Manager to mount HFS volumes **through the disk
+//! driver**, the way the system does after boot.
+//!
+//! `_MountVol` ($A00F, A0 = parameter block, `ioVRefNum` = drive number) finds the drive in
+//! the drive queue, reads the volume's Master Directory Block (1024 bytes into the volume,
+//! `mac-app-hfs-facts.md` §4.3) with a synchronous `_Read` issued as guest code (so it goes
+//! through the Device Manager model to the driver's Prime), checks the 'BD' signature and
+//! records the volume: name, size and free space. A driver may call `_MountVol` itself (e.g.
+//! from `accRun`); the boot model calls it for the boot drive and for every disk-inserted
+//! event, as the system's `SystemEvent` would.
+//!
+//! Results: `noErr`; `nsDrvErr` (−56) no such drive; `volOnLinErr` (−55) already mounted;
+//! `noMacDskErr` (−57) not an HFS volume; the `_Read` result when the read fails.
+//! Modelling choices: the MDB read is one 512-byte `_Read` at byte offset 1024
+//! (`ioPosMode` = fsFromStart); the boot-block read ('LK', first 1024 bytes) is the boot
+//! model's, not `_MountVol`'s; volume reference numbers count down from −1.
+
+use crate::error::Fault;
+use crate::machine::Machine;
+use crate::memory_manager::ZoneId;
+use crate::traps::TrapCall;
+
+/// Low-memory `DrvQHdr.qHead`.
+const DRV_Q_HEAD: u32 = 0x30A;
+/// `DrvQEl` offsets (`mac-driver-facts.md` §5.1).
+const DQ_QLINK: u32 = 0;
+const DQ_QTYPE: u32 = 4;
+const DQ_DRIVE: u32 = 6;
+const DQ_REFNUM: u32 = 8;
+const DQ_DRVSZ: u32 = 12;
+const DQ_DRVSZ2: u32 = 14;
+/// `IOParam` offsets (§3.3).
+const IO_TRAP: u32 = 6;
+const IO_COMPLETION: u32 = 12;
+const IO_RESULT: u32 = 16;
+const IO_VREFNUM: u32 = 22;
+const IO_REFNUM: u32 = 24;
+const IO_BUFFER: u32 = 32;
+const IO_REQCOUNT: u32 = 36;
+const IO_ACTCOUNT: u32 = 40;
+const IO_POSMODE: u32 = 44;
+const IO_POSOFFSET: u32 = 46;
+const IOPARAM_SIZE: u32 = 50;
+/// MDB offsets (`mac-app-hfs-facts.md` §4.3).
+const DR_SIG_WORD: usize = 0x00;
+const DR_NM_AL_BLKS: usize = 0x12;
+const DR_AL_BLK_SIZ: usize = 0x14;
+const DR_FREE_BKS: usize = 0x22;
+const DR_VN: usize = 0x24;
+const HFS_SIGNATURE: u16 = 0x4244;
+
+pub const NS_DRV_ERR: i16 = -56;
+pub const VOL_ON_LIN_ERR: i16 = -55;
+pub const NO_MAC_DSK_ERR: i16 = -57;
+
+/// A drive-queue element as the host reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Drive {
+    /// Address of the element (its `qLink`).
+    pub element: u32,
+    pub number: u16,
+    pub ref_num: i16,
+    /// Size in 512-byte blocks (`qType` 1: `dQDrvSz2:dQDrvSz`; 0: `dQDrvSz`).
+    pub blocks: u32,
+    /// The four prefix bytes: writeProt, diskInPlace, installed, sides.
+    pub flags: [u8; 4],
+}
+
+/// Walk the drive queue in guest memory (at most 64 elements; a loop fails loudly).
+pub fn drives(m: &Machine) -> Result<Vec<Drive>, Fault> {
+    let mut out = Vec::new();
+    let mut el = m.read_u32(DRV_Q_HEAD);
+    while el != 0 {
+        if out.len() >= 64 || !m.bus().in_ram(el.wrapping_sub(4), 20) {
+            return Err(Fault::Misuse {
+                trap: None,
+                message: format!("drive queue is corrupt at element ${el:08X}"),
+            });
+        }
+        let qtype = m.read_u16(el + DQ_QTYPE);
+        let lo = m.read_u16(el + DQ_DRVSZ) as u32;
+        let hi = m.read_u16(el + DQ_DRVSZ2) as u32;
+        out.push(Drive {
+            element: el,
+            number: m.read_u16(el + DQ_DRIVE),
+            ref_num: m.read_u16(el + DQ_REFNUM) as i16,
+            blocks: if qtype == 1 { hi << 16 | lo } else { lo },
+            flags: [
+                m.read_u8(el - 4),
+                m.read_u8(el - 3),
+                m.read_u8(el - 2),
+                m.read_u8(el - 1),
+            ],
+        });
+        el = m.read_u32(el + DQ_QLINK);
+    }
+    Ok(out)
+}
+
+/// A mounted volume.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Volume {
+    pub vref_num: i16,
+    pub drive: u16,
+    pub driver_ref_num: i16,
+    pub name: String,
+    pub alloc_block_size: u32,
+    pub alloc_blocks: u16,
+    pub free_alloc_blocks: u16,
+}
+
+impl Volume {
+    /// Volume size in bytes (allocation blocks × their size).
+    pub fn size_bytes(&self) -> u64 {
+        self.alloc_blocks as u64 * self.alloc_block_size as u64
+    }
+    /// Free bytes.
+    pub fn free_bytes(&self) -> u64 {
+        self.free_alloc_blocks as u64 * self.alloc_block_size as u64
+    }
+}
+
+/// File-Manager-lite state.
+#[derive(Debug, Default)]
+pub struct FileManager {
+    pub volumes: Vec<Volume>,
+    /// Guest stub `move.l 4(sp),a0; _Read; rts` and its scratch PB + buffer.
+    read_stub: Option<(u32, u32, u32)>,
+}
+
+/// Install `_MountVol`.
+pub fn install(m: &mut Machine) {
+    m.register_trap(0xA00F, "MountVol", mount_vol_trap);
+}
+
+fn mount_vol_trap(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
+    let pb = m.a(0);
+    let drive = m.read_u16(pb + IO_VREFNUM);
+    let r = mount(m, drive)?;
+    let code = match r {
+        Ok(v) => {
+            // ioVRefNum returns the new volume's reference number.
+            m.write_u16(pb + IO_VREFNUM, v as u16);
+            0
+        }
+        Err(e) => e,
+    };
+    m.write_u16(pb + IO_RESULT, code as u16);
+    m.set_d(0, code as i32 as u32);
+    Ok(())
+}
+
+/// Read `len` bytes at byte `offset` of `drive` through its driver with a synchronous `_Read`
+/// run as guest code. Returns the bytes or the `ioResult`.
+pub fn read_through_driver(
+    m: &mut Machine,
+    drive: &Drive,
+    offset: u32,
+    len: u32,
+) -> Result<Result<Vec<u8>, i16>, Fault> {
+    assert!(len <= 1024);
+    let (stub, pb, buf) = match m.state::<FileManager>().read_stub {
+        Some(s) => s,
+        None => {
+            let map = |e: i16| Fault::setup(format!("File-Manager-lite: no memory ({e})"));
+            let stub = m.new_ptr(ZoneId::System, 8, false).map_err(map)?;
+            // move.l 4(sp),a0 ; _Read ($A002) ; rts
+            m.write_code_words(stub, &[0x206F, 0x0004, 0xA002, 0x4E75]);
+            m.flush_icache_range(stub, 8);
+            let pb = m.new_ptr(ZoneId::System, IOPARAM_SIZE, true).map_err(map)?;
+            let buf = m.new_ptr(ZoneId::System, 1024, true).map_err(map)?;
+            m.state::<FileManager>().read_stub = Some((stub, pb, buf));
+            (stub, pb, buf)
+        }
+    };
+    m.bus_mut().fill_host(pb, IOPARAM_SIZE, 0);
+    m.write_u32(pb + IO_COMPLETION, 0);
+    m.write_u16(pb + IO_VREFNUM, drive.number);
+    m.write_u16(pb + IO_REFNUM, drive.ref_num as u16);
+    m.write_u32(pb + IO_BUFFER, buf);
+    m.write_u32(pb + IO_REQCOUNT, len);
+    m.write_u16(pb + IO_POSMODE, 1);
+    m.write_u32(pb + IO_POSOFFSET, offset);
+    let _ = IO_TRAP;
+    m.call_address(stub, &[pb])?;
+    let result = m.read_u16(pb + IO_RESULT) as i16;
+    if result != 0 {
+        return Ok(Err(result));
+    }
+    let got = m.read_u32(pb + IO_ACTCOUNT);
+    if got != len {
+        return Err(Fault::Misuse {
+            trap: Some(0xA002),
+            message: format!("the driver completed a {len}-byte _Read with noErr but ioActCount {got}"),
+        });
+    }
+    Ok(Ok(m.read_bytes(buf, len)))
+}
+
+/// Mount the volume on `drive`: `Ok(vRefNum)` or a Mac OS error code.
+pub fn mount(m: &mut Machine, drive: u16) -> Result<Result<i16, i16>, Fault> {
+    let Some(d) = drives(m)?.into_iter().find(|d| d.number == drive) else {
+        return Ok(Err(NS_DRV_ERR));
+    };
+    if m.state::<FileManager>().volumes.iter().any(|v| v.drive == drive) {
+        return Ok(Err(VOL_ON_LIN_ERR));
+    }
+    let mdb = match read_through_driver(m, &d, 1024, 512)? {
+        Ok(b) => b,
+        Err(e) => return Ok(Err(e)),
+    };
+    let be16 = |o: usize| u16::from_be_bytes([mdb[o], mdb[o + 1]]);
+    if be16(DR_SIG_WORD) != HFS_SIGNATURE {
+        return Ok(Err(NO_MAC_DSK_ERR));
+    }
+    let name_len = (mdb[DR_VN] as usize).min(27);
+    let fm = m.state::<FileManager>();
+    let vref = -(fm.volumes.len() as i16) - 1;
+    fm.volumes.push(Volume {
+        vref_num: vref,
+        drive,
+        driver_ref_num: d.ref_num,
+        name: String::from_utf8_lossy(&mdb[DR_VN + 1..DR_VN + 1 + name_len]).into_owned(),
+        alloc_block_size: u32::from_be_bytes([
+            mdb[DR_AL_BLK_SIZ],
+            mdb[DR_AL_BLK_SIZ + 1],
+            mdb[DR_AL_BLK_SIZ + 2],
+            mdb[DR_AL_BLK_SIZ + 3],
+        ]),
+        alloc_blocks: be16(DR_NM_AL_BLKS),
+        free_alloc_blocks: be16(DR_FREE_BKS),
+    });
+    Ok(Ok(vref))
+}

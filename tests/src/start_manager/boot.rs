@@ -1,0 +1,364 @@
+//! The boot itself: scan the SCSI bus, load and call drivers, let the system come up, mount.
+//!
+//! Sequence (facts doc §2.1–§2.3; every step the doc marks UNCONFIRMED is a [`BootConfig`]
+//! field or a commented choice here):
+//! 1. `SysEvtMask` = 0 while drivers load (UNCONFIRMED that it is 0 then; it makes a driver's
+//!    `_PostEvent` at install fail with `evtNotEnb`, the case a careful driver must survive).
+//! 2. IDs 6 → 0: read block 0 and the map with READ(6) (READ(10) beyond 21 bits or 255
+//!    blocks) straight on the bus, one retry on CHECK CONDITION or BUSY; apply
+//!    [`super::checks::examine_disk`]; load the driver into a `_NewPtrSys`-style block of the
+//!    system heap, flush the instruction cache, set the ID's bit in `SCSIDrvrs` ($B2E), and
+//!    `JSR` to it: +0 with D5 = SCSI ID, or (4.3 ROM, `Apple_Driver43`) +8 with
+//!    D5 = DeviceIdent. No other register is given a meaningful value.
+//! 3. After the call: the old ROM expects a DCE in unit 32 + ID; the 4.3 ROM looks up the
+//!    driver's refNum cross-reference (see [`BootConfig::require_xref`]).
+//! 4. The system comes up: `SysEvtMask` = $FFFF (all events), then `settle_ticks` ticks run
+//!    (VBL tasks, `accRun`, scheduled interrupts).
+//! 5. The boot drive (the first drive a loaded driver added) gets its boot blocks read
+//!    through the driver ('LK' is recorded, not required) and `BootDrive` ($210) set; it is
+//!    mounted with `_MountVol`'s logic, then every drive named by a disk-inserted event.
+
+use std::fmt;
+
+use crate::error::{Fault, RunError};
+use crate::file_manager::{self, Drive, Volume};
+use crate::loader::Preserved;
+use crate::lowmem;
+use crate::machine::Machine;
+use crate::memory_manager::ZoneId;
+use crate::scsi::{ScsiBus, SelectError, status};
+
+use super::checks::{DriverChoice, DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk};
+
+/// Low-memory `SCSIDrvrs` (word bitmap of IDs with a loaded driver; name and address from
+/// resource_dasm's table — UNCONFIRMED use by the ROM).
+pub const SCSI_DRVRS: u32 = 0xB2E;
+/// Unit-table entry of the driver for SCSI ID n: 32 + n.
+pub const SCSI_UNIT_BASE: u16 = 32;
+
+/// How to boot.
+#[derive(Debug, Clone)]
+pub struct BootConfig {
+    pub rom: RomGeneration,
+    pub checks: RomChecks,
+    /// Ticks the system runs after the drivers are loaded.
+    pub settle_ticks: u32,
+    /// Registers a driver's install routine must give back (UNCONFIRMED what the ROM needs;
+    /// default D3–D7/A2–A6, the facts doc's recommendation being stricter still).
+    pub install_preserves: Preserved,
+    /// 4.3 ROM: a driver entered at +8 must have registered with `SCSICreateRefNumXref`
+    /// (the ROM treats "no xref" as "no driver").
+    pub require_xref: bool,
+}
+
+impl BootConfig {
+    /// Defaults for `rom`.
+    pub fn new(rom: RomGeneration) -> BootConfig {
+        BootConfig {
+            rom,
+            checks: RomChecks::default(),
+            settle_ticks: 120,
+            install_preserves: Preserved::MAC_OS,
+            require_xref: true,
+        }
+    }
+}
+
+/// What happened at one SCSI ID.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScanOutcome {
+    NoDevice,
+    Skipped(SkipReason),
+    Loaded(LoadedDriver),
+    /// The driver was called but did not install itself as the ROM expects.
+    Failed(String),
+}
+
+/// A driver the boot loaded and called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedDriver {
+    pub id: u8,
+    pub choice: DriverChoice,
+    /// Where the image was loaded, and the entry called.
+    pub address: u32,
+    pub entry_address: u32,
+    pub d5: u32,
+    /// D0 the install routine returned.
+    pub install_result: u32,
+    /// refNum found in the unit table (old entry) or the xref table (4.3 entry).
+    pub ref_num: Option<i16>,
+    /// Emulated instructions the install took.
+    pub instructions: u64,
+}
+
+/// The result of [`boot`].
+#[derive(Debug, Clone, Default)]
+pub struct BootReport {
+    pub rom: Option<RomGeneration>,
+    pub scan: Vec<(u8, ScanOutcome)>,
+    pub drives: Vec<Drive>,
+    pub boot_drive: Option<u16>,
+    pub boot_blocks_signature: Option<u16>,
+    pub volumes: Vec<Volume>,
+    /// Events posted (what, message) in order.
+    pub events: Vec<(u16, u32)>,
+    /// Traps used during the boot, by name.
+    pub traps: Vec<(&'static str, u64)>,
+    /// Problems that did not stop the boot (a guest failure stops it: see [`boot`]).
+    pub errors: Vec<String>,
+    pub ticks: u32,
+}
+
+impl BootReport {
+    /// Drivers that were loaded.
+    pub fn drivers(&self) -> impl Iterator<Item = &LoadedDriver> {
+        self.scan.iter().filter_map(|(_, o)| match o {
+            ScanOutcome::Loaded(d) => Some(d),
+            _ => None,
+        })
+    }
+}
+
+/// Read `n` blocks at `lba` from target `id` as the ROM does: READ(6) where it fits, else
+/// READ(10); one retry on CHECK CONDITION or BUSY.
+pub fn rom_read(bus: &mut ScsiBus, id: u8, lba: u32, n: u32) -> Result<Vec<u8>, String> {
+    let cdb: Vec<u8> = if lba < 1 << 21 && (1..=255).contains(&n) {
+        vec![0x08, (lba >> 16) as u8 & 0x1F, (lba >> 8) as u8, lba as u8, n as u8, 0]
+    } else {
+        let mut c = vec![0x28, 0];
+        c.extend_from_slice(&lba.to_be_bytes());
+        c.extend_from_slice(&[0, (n >> 8) as u8, n as u8, 0]);
+        c
+    };
+    let want = n as usize * 512;
+    let mut last = String::new();
+    for _attempt in 0..2 {
+        match bus.execute(id, 0, &cdb, &[], want) {
+            Err(SelectError::Timeout) => return Err("selection timeout".into()),
+            Err(e) => return Err(format!("{e:?}")),
+            Ok(e) => match e.status {
+                Some(status::GOOD) if e.data_in.len() == want => return Ok(e.data_in),
+                Some(status::GOOD) => {
+                    return Err(format!("short read: {} of {want} bytes", e.data_in.len()));
+                }
+                Some(s @ (status::CHECK_CONDITION | status::BUSY)) => {
+                    last = format!("status ${s:02X}");
+                }
+                Some(s) => return Err(format!("status ${s:02X}")),
+                None => last = "bus reset".into(),
+            },
+        }
+    }
+    Err(format!("{last} twice"))
+}
+
+fn unit_dce(m: &Machine, unit: u16) -> Option<u32> {
+    let count = m.read_u16(lowmem::UNIT_NTRY_CNT);
+    if unit >= count {
+        return None;
+    }
+    let table = m.read_u32(lowmem::UTABLE_BASE);
+    let h = m.read_u32(table + 4 * unit as u32);
+    (h != 0).then_some(h)
+}
+
+/// The refNum the 4.3 XPT has for `device`, if the SCSI Manager 4.3 model keeps one.
+fn xref_lookup(m: &mut Machine, device: u32) -> Option<i16> {
+    crate::scsi_manager::xref_lookup(m, device)
+}
+
+/// Boot the machine from the disks on its SCSI bus (`Machine::state::<ScsiBus>()`). A failure
+/// of guest code (a driver crashing, an unimplemented trap) ends the boot with that error.
+pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
+    let traps_before = m.stats().trap_counts.clone();
+    let mut report = BootReport { rom: Some(cfg.rom), ..Default::default() };
+    m.write_u16(lowmem::SYS_EVT_MASK, 0);
+    for id in (0..=6u8).rev() {
+        if !m.state::<ScsiBus>().ids().contains(&id) {
+            // A real ROM sees a selection timeout here; keep the scan cheap and say so.
+            report.scan.push((id, ScanOutcome::NoDevice));
+            continue;
+        }
+        let verdict = {
+            let bus = m.state::<ScsiBus>();
+            examine_disk(cfg.rom, &cfg.checks, &mut |lba, n| rom_read(bus, id, lba, n))
+        };
+        let (choice, image) = match verdict {
+            Verdict::Skip(SkipReason::ReadFailed(e)) if e == "selection timeout" => {
+                report.scan.push((id, ScanOutcome::NoDevice));
+                continue;
+            }
+            Verdict::Skip(r) => {
+                report.scan.push((id, ScanOutcome::Skipped(r)));
+                continue;
+            }
+            Verdict::Load { driver, image } => (driver, image),
+        };
+        let outcome = load_and_call(m, cfg, id, choice, &image)?;
+        report.scan.push((id, outcome));
+    }
+
+    // The system comes up: events on, time passes.
+    m.write_u16(lowmem::SYS_EVT_MASK, 0xFFFF);
+    run_ticks(m, cfg.settle_ticks).map_err(|f| m.fail(f, m.pc()))?;
+
+    let loaded_refs: Vec<i16> = report.drivers().filter_map(|d| d.ref_num).collect();
+    report.drives = file_manager::drives(m).map_err(|f| m.fail(f, m.pc()))?;
+    if let Some(boot) = report.drives.iter().find(|d| loaded_refs.contains(&d.ref_num)).copied() {
+        report.boot_drive = Some(boot.number);
+        m.write_u16(lowmem::BOOT_DRIVE, boot.number);
+        match file_manager::read_through_driver(m, &boot, 0, 1024).map_err(|f| m.fail(f, m.pc()))? {
+            Ok(b) => report.boot_blocks_signature = Some(u16::from_be_bytes([b[0], b[1]])),
+            Err(e) => report.errors.push(format!("boot blocks of drive {}: error {e}", boot.number)),
+        }
+        mount_recording(m, boot.number, &mut report)?;
+    }
+    report.events = crate::os_utils::posted_events(m);
+    let disk_events: Vec<u16> =
+        report.events.iter().filter(|(w, _)| *w == 7).map(|(_, msg)| *msg as u16).collect();
+    for drive in disk_events {
+        if report.boot_drive == Some(drive) {
+            continue;
+        }
+        mount_recording(m, drive, &mut report)?;
+    }
+    report.volumes = m.state::<file_manager::FileManager>().volumes.clone();
+    report.ticks = m.ticks();
+    let after = &m.stats().trap_counts;
+    report.traps = after
+        .iter()
+        .map(|(k, v)| (*k, v - traps_before.get(k).copied().unwrap_or(0)))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    Ok(report)
+}
+
+fn mount_recording(m: &mut Machine, drive: u16, report: &mut BootReport) -> Result<(), RunError> {
+    match file_manager::mount(m, drive).map_err(|f| m.fail(f, m.pc()))? {
+        Ok(_) => {}
+        Err(file_manager::VOL_ON_LIN_ERR) => {}
+        Err(e) => report.errors.push(format!("mounting drive {drive}: error {e}")),
+    }
+    Ok(())
+}
+
+/// Let `n` ticks pass, delivering VBL tasks and interrupts as they come due.
+pub fn run_ticks(m: &mut Machine, n: u32) -> Result<(), Fault> {
+    for _ in 0..n {
+        m.advance_ticks(1);
+        m.deliver_interrupts()?;
+    }
+    Ok(())
+}
+
+fn load_and_call(
+    m: &mut Machine,
+    cfg: &BootConfig,
+    id: u8,
+    choice: DriverChoice,
+    image: &[u8],
+) -> Result<ScanOutcome, RunError> {
+    let address = m.new_ptr(ZoneId::System, image.len() as u32, false).map_err(|e| {
+        RunError::setup(m.model(), format!("no room for a {}-byte driver ({e})", image.len()))
+    })?;
+    m.write_bytes(address, image);
+    m.flush_icache(); // the ROM flushes after loading code
+    let bits = m.read_u16(SCSI_DRVRS);
+    m.write_u16(SCSI_DRVRS, bits | 1 << id);
+    let d5 = match choice.entry {
+        DriverEntry::Original => id as u32,
+        // DeviceIdent: diReserved 0, bus 0, target id, LUN 0.
+        DriverEntry::Scsi43 => (id as u32) << 8,
+    };
+    let entry_address = address + choice.entry.offset();
+    let (r, _) = m.call_with_registers(entry_address, &[(5, d5)], cfg.install_preserves)?;
+    let unit = SCSI_UNIT_BASE + id as u16;
+    let ref_num = match choice.entry {
+        DriverEntry::Scsi43 => xref_lookup(m, d5),
+        DriverEntry::Original => unit_dce(m, unit).map(|_| !(unit as i16)),
+    };
+    let loaded = LoadedDriver {
+        id,
+        choice,
+        address,
+        entry_address,
+        d5,
+        install_result: r.d0,
+        ref_num,
+        instructions: r.instructions,
+    };
+    if ref_num.is_none() && (cfg.require_xref || loaded.choice.entry == DriverEntry::Original) {
+        let what = match loaded.choice.entry {
+            DriverEntry::Scsi43 => "registered no refNum cross-reference (SCSICreateRefNumXref)",
+            DriverEntry::Original => "left unit-table entry 32+ID empty",
+        };
+        return Ok(ScanOutcome::Failed(format!("driver for ID {id} {what}")));
+    }
+    Ok(ScanOutcome::Loaded(loaded))
+}
+
+impl fmt::Display for BootReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rom = match self.rom {
+            Some(RomGeneration::OriginalScsiManager) => "original SCSI Manager ROM (Mac II/Quadra 800 class)",
+            Some(RomGeneration::ScsiManager43) => "SCSI Manager 4.3 ROM (Quadra 840AV class)",
+            None => "?",
+        };
+        writeln!(f, "Boot report — {rom}")?;
+        writeln!(f, "SCSI scan:")?;
+        for (id, o) in &self.scan {
+            match o {
+                ScanOutcome::NoDevice => writeln!(f, "  ID {id}: no device")?,
+                ScanOutcome::Skipped(r) => writeln!(f, "  ID {id}: skipped — {r}")?,
+                ScanOutcome::Failed(r) => writeln!(f, "  ID {id}: FAILED — {r}")?,
+                ScanOutcome::Loaded(d) => writeln!(
+                    f,
+                    "  ID {id}: loaded \"{}\" ({}) from block {}, {} bytes at ${:08X}, entry +{} with D5=${:08X}, refNum {}, {} instructions",
+                    d.choice.name,
+                    d.choice.kind,
+                    d.choice.block,
+                    d.choice.load_bytes,
+                    d.address,
+                    d.choice.entry.offset(),
+                    d.d5,
+                    d.ref_num.map_or("none".to_string(), |r| r.to_string()),
+                    d.instructions
+                )?,
+            }
+        }
+        writeln!(f, "Drive queue:")?;
+        for d in &self.drives {
+            writeln!(
+                f,
+                "  drive {}: refNum {}, {} blocks, flags {:02X} {:02X} {:02X} {:02X}{}",
+                d.number,
+                d.ref_num,
+                d.blocks,
+                d.flags[0],
+                d.flags[1],
+                d.flags[2],
+                d.flags[3],
+                if Some(d.number) == self.boot_drive { " (boot drive)" } else { "" }
+            )?;
+        }
+        writeln!(f, "Volumes:")?;
+        for v in &self.volumes {
+            writeln!(
+                f,
+                "  \"{}\" (vRefNum {}) on drive {}: {} KB, {} KB free",
+                v.name,
+                v.vref_num,
+                v.drive,
+                v.size_bytes() / 1024,
+                v.free_bytes() / 1024
+            )?;
+        }
+        writeln!(f, "Events: {:?}", self.events)?;
+        let traps: Vec<String> = self.traps.iter().map(|(n, c)| format!("{n}×{c}")).collect();
+        writeln!(f, "Traps: {}", traps.join(", "))?;
+        for e in &self.errors {
+            writeln!(f, "Error: {e}")?;
+        }
+        Ok(())
+    }
+}
