@@ -8,4 +8,6 @@
 extern crate alloc;
 
 pub mod flat;
+pub mod mac;
 pub mod partition_map;
+pub mod scsi;
