@@ -1,6 +1,35 @@
-//! The Ferrite SCSI disk driver. Built for the 68k by `cargo xtask build`
-//! (`target/m68k/ferrite-driver.bin`) and for the host, where its logic is unit-tested.
+//! The Ferrite SCSI disk driver for 68k Macintoshes.
 //!
-//! The driver itself is the subject of a later issue; this crate exists so the workspace
-//! layout is in place.
+//! Built for the 68k by `cargo xtask build` into `target/m68k/ferrite-driver.bin` (the blob
+//! the formatter writes into the `Apple_Driver43` partition), and for the host, where the
+//! logic modules are unit-tested.
+//!
+//! * `entry.S` — the blob head (install entries for both ROM generations, settings block,
+//!   DRVR header) and all glue between the Mac and Rust.
+//! * [`request`] — Prime positions and lengths → checked SCSI transfers.
+//! * [`sense`] — status and sense → retry or a Mac error.
+//! * [`partition`] — the partition map → drives.
+//! * [`cache`] — the caching mode page → MODE SELECT enabling the write cache.
+//! * [`gestalt`] — DriverGestalt answers.
+//! * `core` (68k only) — install, the Device Manager entries, the SCSI transports.
+//! * `mac` (68k only) — the wrapped Mac OS calls.
 #![no_std]
+
+pub mod cache;
+pub mod gestalt;
+pub mod partition;
+pub mod request;
+pub mod sense;
+
+#[cfg(target_arch = "m68k")]
+mod core;
+#[cfg(target_arch = "m68k")]
+mod icon;
+#[cfg(target_arch = "m68k")]
+mod mac;
+
+#[cfg(target_arch = "m68k")]
+#[panic_handler]
+fn panic(_: &::core::panic::PanicInfo) -> ! {
+    mac::panic()
+}

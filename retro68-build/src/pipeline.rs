@@ -31,7 +31,14 @@ pub enum Kind {
     Flat { exports: &'static [&'static str] },
     /// A freestanding m68k Linux executable (`link/linux.ld`) for `qemu-m68k`.
     LinuxElf,
+    /// The driver: a flat image (for tests) and the boot blob `NAME.bin` = image followed by
+    /// its relocation table, with the table's offset written at
+    /// `ferrite_shared::driver_blob::RELOC_OFFSET_FIELD` (see `driver/src/entry.S`).
+    DriverBlob { exports: &'static [&'static str] },
 }
+
+/// Largest driver blob the build accepts: the 32-block slot Apple-style formatters reserve.
+pub const DRIVER_BLOB_MAX: usize = 32 * 512;
 
 /// Where an artifact's code comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -245,7 +252,7 @@ pub fn link(a: &Artifact, lib: &Path, extra: &[PathBuf], opts: &Options) -> Resu
     let mut cmd = Command::new("m68k-linux-gnu-ld");
     cmd.args(["-q", "--gc-sections", "--no-warn-rwx-segments", "--build-id=none"]);
     match a.kind {
-        Kind::Flat { exports } => {
+        Kind::Flat { exports } | Kind::DriverBlob { exports } => {
             cmd.arg("-T").arg(opts.root.join("retro68-build/link/flat.ld"));
             cmd.arg("-e").arg("0");
             for e in exports {
@@ -374,6 +381,15 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             std::fs::write(&path, &bytes)?;
             (path, bytes.len() as u64, linked.abs32.len() as u32, flat.relocs.len() as u32)
         }
+        Kind::DriverBlob { exports } => {
+            let flat = linked.to_flat(exports, 68000)?;
+            let bytes = flat.to_bytes();
+            std::fs::write(out_dir.join(format!("{}.flat", a.name)), &bytes)?;
+            let blob = driver_blob(&flat).with_context(|| format!("making the {} blob", a.name))?;
+            let path = out_dir.join(format!("{}.bin", a.name));
+            std::fs::write(&path, &blob)?;
+            (path, blob.len() as u64, linked.abs32.len() as u32, flat.relocs.len() as u32)
+        }
         Kind::LinuxElf => {
             let elf_bytes = if repair.as_ref().is_some_and(|(r, r68)| r.growth > 0 || r68.growth > 0) {
                 let entry = linked.symbol("_start").context("no _start")?;
@@ -407,6 +423,33 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
     })
 }
 
+/// The driver's boot blob: the image (its bss must be empty: the driver keeps its state in a
+/// heap block) followed by the relocation table, whose offset goes into the blob head.
+pub fn driver_blob(flat: &ferrite_shared::flat::FlatImage) -> Result<Vec<u8>> {
+    use ferrite_shared::driver_blob::{MAGIC, MAGIC_OFFSET, RELOC_OFFSET_FIELD};
+    if flat.bss_len != 0 {
+        bail!(
+            "the driver has {} bytes of zero-initialised statics; the ROM loads only the blob, so \
+             keep state in the globals block instead",
+            flat.bss_len
+        );
+    }
+    let mut blob = flat.image.clone();
+    if blob.get(MAGIC_OFFSET..MAGIC_OFFSET + 4) != Some(&MAGIC[..]) {
+        bail!("the image does not start with the driver head (entry.S must be linked first)");
+    }
+    if blob[RELOC_OFFSET_FIELD..RELOC_OFFSET_FIELD + 4] != [0; 4] {
+        bail!("the relocation-offset field is not 0 before the build writes it");
+    }
+    let at = blob.len() as u32;
+    blob[RELOC_OFFSET_FIELD..RELOC_OFFSET_FIELD + 4].copy_from_slice(&at.to_be_bytes());
+    blob.extend_from_slice(&flat.relocs);
+    if blob.len() > DRIVER_BLOB_MAX {
+        bail!("the driver blob is {} bytes, more than the {DRIVER_BLOB_MAX}-byte slot", blob.len());
+    }
+    Ok(blob)
+}
+
 /// A size table for the console and for `docs/`.
 pub fn size_table(built: &[Built]) -> String {
     let mut s = String::new();
@@ -419,6 +462,7 @@ pub fn size_table(built: &[Built]) -> String {
         let kind = match b.artifact.kind {
             Kind::Flat { .. } => "flat",
             Kind::LinuxElf => "linux elf",
+            Kind::DriverBlob { .. } => "driver blob",
         };
         let _ = writeln!(
             s,

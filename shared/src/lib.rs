@@ -5,8 +5,12 @@
 //! defined here exactly once.
 #![no_std]
 
+#[cfg(feature = "alloc")]
 extern crate alloc;
 
+pub mod driver_blob;
+/// The flat image container (needs `alloc`).
+#[cfg(feature = "alloc")]
 pub mod flat;
 pub mod mac;
 pub mod partition_map;

@@ -242,8 +242,10 @@ pub mod err {
     pub const BAD_UNIT_ERR: i16 = -21;
     pub const UNIT_EMPTY_ERR: i16 = -22;
     pub const OPEN_ERR: i16 = -23;
+    pub const CLOS_ERR: i16 = -24;
     pub const ABORT_ERR: i16 = -27;
     pub const NOT_OPEN_ERR: i16 = -28;
+    pub const UNIT_TBL_FULL_ERR: i16 = -29;
     pub const IO_ERR: i16 = -36;
     pub const WPR_ERR: i16 = -44;
     pub const PARAM_ERR: i16 = -50;

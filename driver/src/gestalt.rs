@@ -1,0 +1,76 @@
+//! DriverGestalt (Status 43) answers (`mac-driver-facts.md` §4.2). Responses are the longs
+//! stored from `driverGestaltResponse` (csParam+4) on; Booleans live in the first byte.
+
+/// Four-character code as a big-endian long.
+pub const fn ostype(s: &[u8; 4]) -> u32 {
+    u32::from_be_bytes(*s)
+}
+
+/// What the answers depend on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GestaltInfo {
+    /// NumVersion of the driver.
+    pub version: u32,
+    pub removable: bool,
+    pub target: u8,
+    pub lun: u8,
+    /// The drive's write cache is on (so 'flus' matters).
+    pub write_cache: bool,
+    /// Address of the driver (for 'purg').
+    pub driver: u32,
+}
+
+/// The driver's NumVersion: 0.1.0 development.
+pub const VERSION: u32 = 0x0010_2000;
+
+/// The response longs for `selector`, or `None` (→ `statusErr`).
+pub fn respond(selector: u32, i: &GestaltInfo) -> Option<[u32; 2]> {
+    const TRUE: u32 = 0x0100_0000;
+    let r = match &selector.to_be_bytes() {
+        b"vers" => [i.version, 0],
+        b"devt" => [if i.removable { ostype(b"rdsk") } else { ostype(b"disk") }, 0],
+        b"intf" => [ostype(b"scsi"), 0],
+        b"sync" => [0, 0],
+        // DriverGestaltBootResponse {extDev = target<<3 | LUN, partition 0, slot 0, sRsrc 0}.
+        b"boot" => [(((i.target as u32) << 3) | (i.lun as u32 & 7)) << 24, 0],
+        b"wide" => [TRUE, 0],
+        // purgePermission 0 (never purge), reserved, driver pointer.
+        b"purg" => [0, i.driver],
+        b"lpwr" => [0, 0],
+        b"dAPI" => [0, 0],
+        // Fixed disks: don't eject at restart or shutdown.
+        b"ejec" => [if i.removable { 0 } else { 3 }, 0],
+        // {canFlush, needsFlush, pad}
+        b"flus" => [TRUE | if i.write_cache { 0x0001_0000 } else { 0 }, 0],
+        // Paging allowed, read and write.
+        b"vmop" => [3, 0],
+        _ => return None,
+    };
+    Some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const I: GestaltInfo = GestaltInfo {
+        version: VERSION,
+        removable: false,
+        target: 3,
+        lun: 0,
+        write_cache: true,
+        driver: 0x1234,
+    };
+
+    #[test]
+    fn every_selector_system_7_5_asks() {
+        for s in [b"vers", b"devt", b"intf", b"sync", b"boot", b"wide", b"purg", b"lpwr", b"dAPI", b"ejec", b"flus", b"vmop"] {
+            assert!(respond(ostype(s), &I).is_some(), "{}", core::str::from_utf8(s).unwrap());
+        }
+        assert_eq!(respond(ostype(b"xxxx"), &I), None);
+        assert_eq!(respond(ostype(b"boot"), &I), Some([3 << 27, 0]));
+        assert_eq!(respond(ostype(b"devt"), &I), Some([ostype(b"disk"), 0]));
+        assert_eq!(respond(ostype(b"flus"), &I), Some([0x0101_0000, 0]));
+        assert_eq!(respond(ostype(b"purg"), &I), Some([0, 0x1234]));
+    }
+}

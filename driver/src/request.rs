@@ -1,0 +1,82 @@
+//! Prime requests → SCSI transfers: position and length checks against the partition, and
+//! the split into READ(10)/WRITE(10) commands.
+
+use ferrite_shared::mac::err;
+use ferrite_shared::scsi::MAX_BLOCKS_10;
+
+/// Bytes per block (the driver serves 512-byte-block disks).
+pub const BLOCK: u32 = 512;
+
+/// A partition on the disk, in device blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Extent {
+    pub start: u32,
+    pub blocks: u32,
+}
+
+/// A checked transfer in absolute device blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transfer {
+    pub lba: u32,
+    pub blocks: u32,
+}
+
+/// Check a request of `count` bytes at partition byte position `pos` against `extent`:
+/// both must be whole blocks and the whole transfer must lie inside the partition. Nothing
+/// outside the partition is ever addressed; violations are `paramErr`.
+pub fn plan(extent: Extent, pos: u64, count: u32) -> Result<Transfer, i16> {
+    if pos % BLOCK as u64 != 0 || count % BLOCK != 0 {
+        return Err(err::PARAM_ERR);
+    }
+    let first = pos / BLOCK as u64;
+    let n = count / BLOCK;
+    if first > extent.blocks as u64 || n as u64 > extent.blocks as u64 - first {
+        return Err(err::PARAM_ERR);
+    }
+    let lba = extent.start.checked_add(first as u32).ok_or(err::PARAM_ERR)?;
+    Ok(Transfer { lba, blocks: n })
+}
+
+/// Blocks in the next command of a transfer with `remaining` blocks.
+pub fn next_chunk(remaining: u32) -> u32 {
+    remaining.min(MAX_BLOCKS_10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: Extent = Extent { start: 100, blocks: 50 };
+
+    #[test]
+    fn inside_the_partition() {
+        assert_eq!(plan(P, 0, 512), Ok(Transfer { lba: 100, blocks: 1 }));
+        assert_eq!(plan(P, 49 * 512, 512), Ok(Transfer { lba: 149, blocks: 1 }));
+        assert_eq!(plan(P, 0, 50 * 512), Ok(Transfer { lba: 100, blocks: 50 }));
+        assert_eq!(plan(P, 50 * 512, 0), Ok(Transfer { lba: 150, blocks: 0 }));
+    }
+
+    #[test]
+    fn outside_or_unaligned_is_refused() {
+        assert_eq!(plan(P, 50 * 512, 512), Err(err::PARAM_ERR));
+        assert_eq!(plan(P, 0, 51 * 512), Err(err::PARAM_ERR));
+        assert_eq!(plan(P, 1, 512), Err(err::PARAM_ERR));
+        assert_eq!(plan(P, 0, 100), Err(err::PARAM_ERR));
+        assert_eq!(plan(P, u64::MAX - 511, 512), Err(err::PARAM_ERR));
+        let big = Extent { start: u32::MAX - 10, blocks: 20 };
+        assert_eq!(plan(big, 15 * 512, 512), Err(err::PARAM_ERR));
+    }
+
+    #[test]
+    fn wide_positions_past_4gb() {
+        let e = Extent { start: 64, blocks: 12_000_000 }; // ~5.7 GB
+        let pos = 10_000_000u64 * 512;
+        assert_eq!(plan(e, pos, 1024), Ok(Transfer { lba: 10_000_064, blocks: 2 }));
+    }
+
+    #[test]
+    fn chunks_stop_at_the_read10_limit() {
+        assert_eq!(next_chunk(70_000), 65_535);
+        assert_eq!(next_chunk(3), 3);
+    }
+}

@@ -1,0 +1,73 @@
+//! What to do after a command did not end GOOD: retry, wait, start the unit, or give the Mac
+//! an error code (`mac-driver-facts.md` §8.3 and §9.3).
+
+use ferrite_shared::mac::err;
+use ferrite_shared::scsi::{Sense, sense_key, status};
+
+/// The driver's next step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    /// The data is good after all (RECOVERED ERROR).
+    Done,
+    /// Send the same command again (UNIT ATTENTION, BUSY, ABORTED COMMAND, parity).
+    Retry,
+    /// NOT READY, becoming ready: try again after a while.
+    RetryLater,
+    /// NOT READY, initializing command required: START STOP UNIT, then retry.
+    StartUnit,
+    /// Give up with this Mac OS error.
+    Fail(i16),
+}
+
+/// Decide from the status byte and the sense data (if any).
+pub fn classify(scsi_status: u8, sense: Option<Sense>, write: bool) -> Recovery {
+    match scsi_status {
+        status::GOOD | status::CONDITION_MET => Recovery::Done,
+        status::BUSY | status::QUEUE_FULL => Recovery::Retry,
+        status::CHECK_CONDITION | status::COMMAND_TERMINATED => match sense {
+            None => Recovery::Retry,
+            Some(s) => match s.key {
+                sense_key::NO_SENSE | sense_key::RECOVERED_ERROR => Recovery::Done,
+                sense_key::UNIT_ATTENTION | sense_key::ABORTED_COMMAND => Recovery::Retry,
+                sense_key::NOT_READY => match (s.asc, s.ascq) {
+                    (0x04, 0x02) => Recovery::StartUnit,
+                    (0x3A, _) => Recovery::Fail(err::OFF_LIN_ERR),
+                    _ => Recovery::RetryLater,
+                },
+                sense_key::DATA_PROTECT => Recovery::Fail(err::WPR_ERR),
+                sense_key::ILLEGAL_REQUEST if s.asc == 0x21 => Recovery::Fail(err::PARAM_ERR),
+                sense_key::MISCOMPARE => Recovery::Fail(err::DATA_VER_ERR),
+                sense_key::MEDIUM_ERROR | sense_key::HARDWARE_ERROR => {
+                    Recovery::Fail(if write { err::WRIT_ERR } else { err::IO_ERR })
+                }
+                _ => Recovery::Fail(err::IO_ERR),
+            },
+        },
+        _ => Recovery::Fail(err::IO_ERR),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(key: u8, asc: u8, ascq: u8) -> Option<Sense> {
+        Some(Sense { key, asc, ascq, information: None })
+    }
+
+    #[test]
+    fn table() {
+        assert_eq!(classify(0, None, false), Recovery::Done);
+        assert_eq!(classify(8, None, false), Recovery::Retry);
+        assert_eq!(classify(2, s(6, 0x29, 0), false), Recovery::Retry);
+        assert_eq!(classify(2, s(2, 4, 1), false), Recovery::RetryLater);
+        assert_eq!(classify(2, s(2, 4, 2), false), Recovery::StartUnit);
+        assert_eq!(classify(2, s(2, 0x3A, 0), false), Recovery::Fail(err::OFF_LIN_ERR));
+        assert_eq!(classify(2, s(3, 0x11, 0), false), Recovery::Fail(err::IO_ERR));
+        assert_eq!(classify(2, s(3, 0x0C, 0), true), Recovery::Fail(err::WRIT_ERR));
+        assert_eq!(classify(2, s(7, 0x27, 0), true), Recovery::Fail(err::WPR_ERR));
+        assert_eq!(classify(2, s(5, 0x21, 0), false), Recovery::Fail(err::PARAM_ERR));
+        assert_eq!(classify(2, s(1, 0x17, 0), false), Recovery::Done);
+        assert_eq!(classify(0x18, None, false), Recovery::Fail(err::IO_ERR));
+    }
+}
