@@ -24,6 +24,10 @@
 //!   revert to the saved ones (turning WCE off flushes). Power loss drops the cache.
 //! * LoEj on a non-removable disk → 05/24/00. Load (LoEj = 1, Start = 1) with no medium →
 //!   02/3A/00. MODE SELECT with PF = 0 is accepted like PF = 1.
+//! * MODE SENSE returns the real block descriptor whatever the page control (PC = 1 included).
+//! * A host I/O error on the image file is reported as HARDWARE ERROR 04/44/00 (the message
+//!   is kept in [`DiskTarget::last_io_error`]).
+//! * BUSY (injected) leaves all state untouched, pending sense included.
 //! * Not-ready faults and a stopped motor affect only media commands
 //!   ([`cdb::Command::needs_ready`]); INQUIRY, REQUEST SENSE, MODE SENSE/SELECT, START STOP
 //!   UNIT and PREVENT ALLOW always run.
@@ -47,8 +51,6 @@ use mode_pages::{Geometry, MediumInfo, ModePages};
 use sense::{Sense, asc, key};
 use store::Store;
 use timing::{Head, Model, TimingConfig};
-
-pub use sense::Sense as DiskSense;
 
 /// REQUEST SENSE with allocation length 0: SCSI-1/CCS (and, as remembered, SCSI-2 §8.2.14)
 /// transfer 4 bytes; SPC transfers none. UNVERIFIED against the SCSI-2 text.
@@ -925,7 +927,8 @@ impl DiskTarget {
         if fua {
             // FUA: dirty cached blocks of the range go to the medium first, then the medium
             // is read.
-            match self.flush_range(lba, lba + n) {
+            let dirty = self.cache.take_range(lba, lba + n);
+            match self.write_out(dirty) {
                 Ok(t) => self.busy += t,
                 Err(s) => return self.check(s),
             }
