@@ -1661,3 +1661,29 @@ fn mode_functions() {
         BAD_PARAM
     );
 }
+
+#[test]
+fn flush_costs_one_positioning_per_contiguous_run() {
+    let t = TimingConfig::hdd_7200_1990s();
+    let mut bus = timed(t);
+    set_wce(&mut bus, true, false);
+    good(&mut bus, &read10(0, 1), &[], 512); // head at LBA 1
+    good(&mut bus, &write10(100, 2), &[0; 1024], 0);
+    good(&mut bus, &write10(102, 2), &[0; 1024], 0);
+    good(&mut bus, &write10(5000, 1), &[0; 512], 0);
+    assert_eq!(disk(&bus).cached_blocks(), 5);
+    let cap = 1 << 20;
+    let expect = t.command_overhead_ns
+        + t.seek_ns(1, 100, cap)
+        + t.half_rev_ns()
+        + t.media_ns(4 * 512)
+        + t.seek_ns(104, 5000, cap)
+        + t.half_rev_ns()
+        + t.media_ns(512);
+    assert_eq!(busy_of(&mut bus, &sync_cache(0, 0), &[], 0), expect);
+    // IMMED: the command returns before the writes.
+    good(&mut bus, &write10(9, 1), &[0; 512], 0);
+    let c = rw10(op::SYNCHRONIZE_CACHE_10, 0x02, 0, 0);
+    assert_eq!(busy_of(&mut bus, &c, &[], 0), t.command_overhead_ns);
+    assert_eq!(disk(&bus).cached_blocks(), 0);
+}
