@@ -307,6 +307,28 @@ compl:  addq.l  #1,compl_count
         move.w  16(%a0),compl_ioresult
         rts
 
+| The chaining completion routine: the first time, queue `chain_pb` as an async Read (from
+| inside IODone), then behave like `compl`.
+        .globl compl_chain
+compl_chain:
+        move.l  chain_pb,%d1
+        beq.s   1f
+        clr.l   chain_pb
+        move.l  %a0,-(%sp)
+        movea.l %d1,%a0
+        .short  0xA402                  | _Read ,ASYNC
+        move.w  %d0,chain_d0
+        movea.l (%sp)+,%a0
+1:      bra     compl
+
+| os_trap_address(trap): _GetOSTrapAddress; returns A0.
+        .globl os_trap_address
+os_trap_address:
+        move.l  4(%sp),%d0
+        .short  0xA346
+        move.l  %a0,%d0
+        rts
+
 | reloc_test(dst, flush): copy `tiny` to dst, flush with _HWPriv 1 if asked, jump there.
         .globl reloc_test
 reloc_test:
@@ -375,6 +397,9 @@ last_prime_trap: .word 0
 post_drive: .word 0
 pending_result: .word 0
 compl_d0: .word 0
+        .globl chain_pb, chain_d0
+chain_pb: .long 0
+chain_d0: .word 0
         .globl compl_ioresult, tvbl_reload
 compl_ioresult: .word 0
 tvbl_reload: .word 0

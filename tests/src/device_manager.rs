@@ -435,7 +435,7 @@ impl Machine {
 }
 
 fn unit_of(ref_num: i16) -> Option<u16> {
-    (ref_num < 0).then(|| !ref_num as u16)
+    (ref_num < 0).then_some(!ref_num as u16)
 }
 
 /// The DRVR header of the DCE at `dce`.

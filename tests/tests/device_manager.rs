@@ -537,7 +537,7 @@ fn add_drive_links_the_element_and_the_host_reads_the_drive_queue() {
         assert_eq!(drives[1].blocks, 300);
         assert_eq!(t.m.read_u32(lowmem::DRV_Q_HDR + 6), el);
         // Duplicate number, element on the stack, in a handle: misuse.
-        let e = t.try_call("add_drive_at", &[blk + 4 + 0, (9 << 16) | 0xFFDF]).unwrap_err();
+        let e = t.try_call("add_drive_at", &[el, (9 << 16) | 0xFFDF]).unwrap_err();
         assert!(misuse_text(&e).contains("already in the drive queue"), "{e}");
         let blk2 = t.m.new_ptr(ZoneId::System, 20, true).unwrap();
         let e = t.try_call("add_drive_at", &[blk2 + 4, (8 << 16) | 0xFFDF]).unwrap_err();
@@ -577,7 +577,7 @@ fn post_event_respects_sys_evt_mask() {
         assert_eq!(t.m.read_u16(lowmem::SYS_EVT_MASK), 0xFFFF);
         assert_eq!(t.try_call("post_event", &[7, 9]).unwrap(), 0);
         assert_eq!(t.m.disk_events(), vec![8, 9]);
-        t.m.set_sys_evt_mask(0xFFFF & !(1 << 7));
+        t.m.set_sys_evt_mask(!(1u16 << 7));
         assert_eq!(t.try_call("post_event", &[7, 10]).unwrap(), 1);
     }
 }
@@ -666,5 +666,73 @@ fn host_device_call_reads_like_the_boot_code_would() {
         assert_eq!(t.m.device_call(0xA002, pb).unwrap(), 0, "{cpu}");
         assert_eq!(t.m.read_bytes(b, 2), b"LK");
         assert_eq!(t.m.read_u32(pb + IO_ACT_COUNT), 1024);
+    }
+}
+
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn a_completion_routine_can_queue_the_next_request_from_inside_iodone() {
+    for cpu in CPUS {
+        let mut t = T::opened(cpu);
+        t.set8("async_mode", 2);
+        let chain = t.addr("compl_chain");
+        let compl = t.addr("compl");
+        let b = t.buf(32);
+        let pb1 = t.io_pb(b, 32, 0);
+        let pb2 = t.io_pb(b, 32, 64);
+        t.m.write_u32(pb1 + IO_COMPLETION, chain);
+        t.m.write_u32(pb2 + IO_COMPLETION, compl);
+        let cp = t.addr("chain_pb");
+        t.m.write_u32(cp, pb2);
+        t.m.write_u16(pb2 + IO_RESULT, 0x7FFF); // not queued yet
+        assert_eq!(t.call("t_read_async", pb1), 0);
+        t.m.idle_until(|m| m.read_u16(pb2 + IO_RESULT) as i16 <= 0, 60, "chained read").unwrap();
+        assert_eq!(t.var16("chain_d0"), 0, "{cpu}");
+        assert_eq!(t.var32("prime_count"), 2);
+        assert_eq!(t.var32("last_pos"), 64);
+        assert_eq!(t.var32("compl_count"), 2);
+        assert_eq!(t.var32("compl_pb"), pb2);
+        assert_eq!(t.var32("drv_vbl_runs"), 2);
+        // _Close waits for queued work to finish before calling Close.
+        let pb3 = t.io_pb(b, 32, 0);
+        assert_eq!(t.call("t_read_async", pb3), 0);
+        let cpb = t.pb();
+        assert_eq!(t.call("t_close", cpb), 0);
+        assert_eq!(t.io_result(pb3), 0, "the pending read finished first");
+        assert_eq!(t.var32("close_count"), 1);
+    }
+}
+
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn trap_addresses_show_which_traps_the_model_implements() {
+    for cpu in CPUS {
+        let mut t = T::new(cpu);
+        let unimpl = t.m.layout().trap_stub(0xA89F);
+        for w in [0xA002u32, 0xA03D, 0xA04E, 0xA033, 0xA02F, 0xA0AD, 0xA098] {
+            let a = t.try_call("os_trap_address", &[w]).unwrap();
+            assert_ne!(a, unimpl, "${w:04X} is implemented on {cpu}");
+        }
+        // Traps the modelled ROM lacks report _Unimplemented's address.
+        for w in [0xA089u32, 0xA058, 0xA082] {
+            if !t.m.traps().is_implemented(w as u16) {
+                assert_eq!(t.try_call("os_trap_address", &[w]).unwrap(), unimpl, "${w:04X}");
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn a_synchronous_call_nothing_finishes_fails_instead_of_hanging() {
+    for cpu in CPUS {
+        let mut t = T::opened(cpu);
+        t.set8("async_mode", 1); // nobody calls finish_pending
+        t.m.device_manager().config.sync_timeout_ticks = 100;
+        let b = t.buf(16);
+        let pb = t.io_pb(b, 16, 0);
+        let e = t.try_call("t_read", &[pb]).unwrap_err();
+        let text = misuse_text(&e);
+        assert!(text.contains("still waiting after 100 ticks") && text.contains(".TestDsk"), "{cpu}: {text}");
     }
 }
