@@ -736,3 +736,29 @@ fn a_synchronous_call_nothing_finishes_fails_instead_of_hanging() {
         assert!(text.contains("still waiting after 100 ticks") && text.contains(".TestDsk"), "{cpu}: {text}");
     }
 }
+
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn iodone_turns_a_positive_result_into_zero_and_immediate_calls_keep_their_d0() {
+    for cpu in CPUS {
+        let mut t = T::opened(cpu);
+        t.set8("async_mode", 1);
+        let compl = t.addr("compl");
+        let b = t.buf(16);
+        let pb = t.io_pb(b, 16, 0);
+        t.m.write_u32(pb + IO_COMPLETION, compl);
+        assert_eq!(t.call("t_read_async", pb), 0);
+        t.set16("pending_result", 5);
+        t.schedule_finish(100);
+        t.m.idle_until(|m| m.read_u16(pb + IO_RESULT) as i16 <= 0, 60, "read").unwrap();
+        assert_eq!(t.io_result(pb), 0, "{cpu}");
+        assert_eq!(t.var16("compl_d0"), 0);
+        // An immediate Control returns the driver's D0 (sign-extended) and leaves the queue.
+        let cpb = t.pb();
+        t.m.write_u16(cpb + CS_CODE, 99);
+        let r = t.m.call("t_control_immed", &[cpb]).unwrap();
+        assert_eq!(r.d0, CONTROL_ERR as i32 as u32);
+        assert_eq!(t.var16("last_ctl_trap") as u16, 0xA204);
+        assert_eq!(t.m.device_manager().iodone_count, 1);
+    }
+}
