@@ -15,20 +15,12 @@
 //! (`ioPosMode` = fsFromStart); the boot-block read ('LK', first 1024 bytes) is the boot
 //! model's, not `_MountVol`'s; volume reference numbers count down from −1.
 
+use crate::drive_queue::Drive;
 use crate::error::Fault;
 use crate::machine::Machine;
 use crate::memory_manager::ZoneId;
 use crate::traps::TrapCall;
 
-/// Low-memory `DrvQHdr.qHead`.
-const DRV_Q_HEAD: u32 = 0x30A;
-/// `DrvQEl` offsets (`mac-driver-facts.md` §5.1).
-const DQ_QLINK: u32 = 0;
-const DQ_QTYPE: u32 = 4;
-const DQ_DRIVE: u32 = 6;
-const DQ_REFNUM: u32 = 8;
-const DQ_DRVSZ: u32 = 12;
-const DQ_DRVSZ2: u32 = 14;
 /// `IOParam` offsets (§3.3).
 const IO_TRAP: u32 = 6;
 const IO_COMPLETION: u32 = 12;
@@ -52,50 +44,6 @@ const HFS_SIGNATURE: u16 = 0x4244;
 pub const NS_DRV_ERR: i16 = -56;
 pub const VOL_ON_LIN_ERR: i16 = -55;
 pub const NO_MAC_DSK_ERR: i16 = -57;
-
-/// A drive-queue element as the host reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Drive {
-    /// Address of the element (its `qLink`).
-    pub element: u32,
-    pub number: u16,
-    pub ref_num: i16,
-    /// Size in 512-byte blocks (`qType` 1: `dQDrvSz2:dQDrvSz`; 0: `dQDrvSz`).
-    pub blocks: u32,
-    /// The four prefix bytes: writeProt, diskInPlace, installed, sides.
-    pub flags: [u8; 4],
-}
-
-/// Walk the drive queue in guest memory (at most 64 elements; a loop fails loudly).
-pub fn drives(m: &Machine) -> Result<Vec<Drive>, Fault> {
-    let mut out = Vec::new();
-    let mut el = m.read_u32(DRV_Q_HEAD);
-    while el != 0 {
-        if out.len() >= 64 || !m.bus().in_ram(el.wrapping_sub(4), 20) {
-            return Err(Fault::Misuse {
-                trap: None,
-                message: format!("drive queue is corrupt at element ${el:08X}"),
-            });
-        }
-        let qtype = m.read_u16(el + DQ_QTYPE);
-        let lo = m.read_u16(el + DQ_DRVSZ) as u32;
-        let hi = m.read_u16(el + DQ_DRVSZ2) as u32;
-        out.push(Drive {
-            element: el,
-            number: m.read_u16(el + DQ_DRIVE),
-            ref_num: m.read_u16(el + DQ_REFNUM) as i16,
-            blocks: if qtype == 1 { hi << 16 | lo } else { lo },
-            flags: [
-                m.read_u8(el - 4),
-                m.read_u8(el - 3),
-                m.read_u8(el - 2),
-                m.read_u8(el - 1),
-            ],
-        });
-        el = m.read_u32(el + DQ_QLINK);
-    }
-    Ok(out)
-}
 
 /// A mounted volume.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,7 +76,7 @@ pub struct FileManager {
     read_stub: Option<(u32, u32, u32)>,
 }
 
-/// Install `_MountVol`.
+/// Install `_MountVol` (part of [`Machine::install_mac_os`]).
 pub fn install(m: &mut Machine) {
     m.register_trap(0xA00F, "MountVol", mount_vol_trap);
 }
@@ -175,7 +123,7 @@ pub fn read_through_driver(
     };
     m.bus_mut().fill_host(pb, IOPARAM_SIZE, 0);
     m.write_u32(pb + IO_COMPLETION, 0);
-    m.write_u16(pb + IO_VREFNUM, drive.number);
+    m.write_u16(pb + IO_VREFNUM, drive.number as u16);
     m.write_u16(pb + IO_REFNUM, drive.ref_num as u16);
     m.write_u32(pb + IO_BUFFER, buf);
     m.write_u32(pb + IO_REQCOUNT, len);
@@ -199,7 +147,8 @@ pub fn read_through_driver(
 
 /// Mount the volume on `drive`: `Ok(vRefNum)` or a Mac OS error code.
 pub fn mount(m: &mut Machine, drive: u16) -> Result<Result<i16, i16>, Fault> {
-    let Some(d) = drives(m)?.into_iter().find(|d| d.number == drive) else {
+    let all = m.try_drives().map_err(|e| Fault::Misuse { trap: None, message: e })?;
+    let Some(d) = all.into_iter().find(|d| d.number as u16 == drive) else {
         return Ok(Err(NS_DRV_ERR));
     };
     if m.state::<FileManager>().volumes.iter().any(|v| v.drive == drive) {

@@ -81,6 +81,13 @@ impl Interrupts {
         self.due = self.pending.iter().map(|p| p.at).min().unwrap_or(u64::MAX);
     }
 
+    /// Nesting depth of interrupt handlers now running (0 = not at interrupt level). The
+    /// Device Manager uses it to tell an IODone made by interrupt-level code apart from one
+    /// made by the routine an immediate call entered.
+    pub(crate) fn depth_now(&self) -> u32 {
+        self.depth
+    }
+
     /// Does the run loop need to call `deliver_interrupts` at emulated cycle `now`?
     #[inline]
     pub(crate) fn check_needed(&self, now: u64) -> bool {

@@ -19,7 +19,14 @@
 //! * [`memory_manager`], [`mm_traps`]: the Memory Manager model and its traps.
 //! * [`loader`]: flat-image loading and C-ABI calls.
 //! * [`interrupts`]: scheduled interrupts, tick hooks (VBL) and idle waiting.
-//! * [`file_manager`]: File-Manager-lite: `_MountVol` through the driver, the drive queue as the host sees it.
+//! * [`file_manager`]: File-Manager-lite: `_MountVol` through the driver.
+//! * [`os_utils`]: OS queues, `_Gestalt`, `_HWPriv`.
+//! * [`device_manager`]: unit table, DCEs, `_DrvrInstall`, `_Open`…`_KillIO`, IODone, accRun,
+//!   goodbye.
+//! * [`drive_queue`]: `_AddDrive` and the drive queue.
+//! * [`events`]: `_PostEvent` and `SysEvtMask`.
+//! * [`vbl`]: VBL tasks.
+//! * [`mac_os`]: `Machine::install_mac_os`, all of the above at once.
 //! * [`error`]: run errors.
 //! * [`scsi`]: the virtual SCSI bus and its targets.
 //! * [`qemu`]: the second, independent 68k core (`qemu-m68k`).
@@ -27,17 +34,23 @@
 
 pub mod bus;
 pub mod cpu;
+pub mod device_manager;
+pub mod drive_queue;
 pub mod error;
 pub mod file_manager;
+pub mod events;
 pub mod interrupts;
 pub mod loader;
 pub mod lowmem;
+pub mod mac_os;
 pub mod machine;
 pub mod memory_manager;
 pub mod mm_traps;
+pub mod os_utils;
 pub mod testing;
 pub mod trap_names;
 pub mod traps;
+pub mod vbl;
 pub mod conformance;
 pub mod qemu;
 pub mod scsi;

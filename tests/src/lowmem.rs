@@ -24,8 +24,9 @@ pub const CPU_FLAG: u32 = 0x12F;
 /// `ApplLimit` (long): application heap limit. Set to the end of the application zone.
 /// (Address from `LowMemEqu.a`; not in the facts file's table.)
 pub const APPL_LIMIT: u32 = 0x130;
-/// `SysEvtMask` (word): system event mask. Left 0: whether it is 0 during ROM boot is
-/// UNCONFIRMED.
+/// `SysEvtMask` (word): system event mask. Left 0 here (whether it is 0 during ROM boot is
+/// UNCONFIRMED); [`crate::events::install`] sets it to the post-`InitEvents` value and
+/// [`crate::Machine::events_off_until`] holds it at 0 for a while.
 pub const SYS_EVT_MASK: u32 = 0x144;
 /// `Ticks` (long): 60.15 Hz tick count since startup; advanced from emulated CPU cycles (see
 /// [`crate::Machine::clock_hz`]) and by `_Delay`.
@@ -52,7 +53,8 @@ pub const DRV_Q_HDR: u32 = 0x308;
 /// `Lo3Bytes` (long): the constant $00FFFFFF.
 pub const LO3_BYTES: u32 = 0x31A;
 /// `JIODone` (long): the IODone vector drivers jump through (`MOVE.L JIODone,-(SP); RTS`).
-/// Points at a host routine that fails the run until a Device Manager model replaces it.
+/// Points at a host routine that fails the run until the Device Manager model
+/// ([`crate::device_manager::install`]) gives it the real IODone behaviour.
 pub const JIO_DONE: u32 = 0x8FC;
 /// `CurrentA5` (long): the application's A5 world; A5 is set to the same value at each call.
 pub const CURRENT_A5: u32 = 0x904;

@@ -4,8 +4,8 @@
 #[test]
 #[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
 fn the_test_disk_driver_assembles_clean() {
-    let src = include_str!("../asm/test_disk_driver.S");
-    let img = retro68_build::asm::assemble_flat("test_disk_driver", src).unwrap();
+    let src = include_str!("../asm/boot_test_driver.S");
+    let img = retro68_build::asm::assemble_flat("boot_test_driver", src).unwrap();
     assert_eq!(img.export("entry_original"), Some(0));
     assert_eq!(img.export("entry_43"), Some(8));
     assert_eq!(img.export("drvr_header"), Some(16));
