@@ -1,20 +1,21 @@
-| Ferrite driver: the boot-blob head, the DRVR header, and every place where the Mac calls
-| the driver or the driver calls the Mac. This is the driver's only assembly; everything
-| else is Rust (driver/src/*.rs). Offsets and conventions: mac-driver-facts.md §2–§7, §9.
+| Ferrite driver, part 1 of 2: the boot-blob head. Hand-written, position-independent, kept
+| out of the build's code passes (it mixes data with code); verified instruction by
+| instruction around its data objects. Part 2, glue.S, connects the Mac to the Rust code.
+| Offsets and conventions: mac-driver-facts.md §2–§3 and shared/src/driver_blob.rs.
 |
 | Blob layout (the partition holds the linked image followed by its relocation table):
 |   +0   bra.w install_original      ROM without SCSI Manager 4.3: D5 = SCSI ID
 |   +4   'FRRT'                      blob magic
 |   +8   bra.w install_43            SCSI Manager 4.3 ROM: D5 = DeviceIdent
 |   +12  reloc_offset (long)         offset of the relocation table; written by the build tool
-|   +16  settings block, 32 bytes    (see driver/src/settings.rs; the formatter edits it)
-|   +48  DRVR header ".Ferrite"
+|   +16  settings block, 32 bytes    (shared/src/driver_blob.rs; the formatter edits it)
+|   +48  DRVR header ".Ferrite" and its five entry stubs
+| then the install code and the relocation stub (retro68-build/stub/relocate.S), which end
+| the head (`ferrite_head_end`, from the linker script).
 |
-| Register rules: the install entries save and restore D1-D7/A0-A6 (the ROM's loader may keep
-| state in them). Device Manager entries get A0 = parameter block, A1 = DCE. Trap glue
-| functions follow the C ABI (arguments on the stack, result in D0; D0-D1/A0-A1 scratch).
-
-        .equ    JIODone,        0x8FC
+| Everything in the head reaches the rest of the driver through the pointer table at its end
+| (`.long` words the relocation table fixes), never by a PC-relative branch: the build may
+| re-lay the rest. The install entries save and restore D1-D7/A0-A6.
 
         .section .text.ferrite_entry,"ax"
         .globl  ferrite_blob_start
@@ -49,22 +50,33 @@ ferrite_drvr_header:
         .word   30                      | drvrDelay: accRun every 30 ticks (until events are posted)
         .word   0                       | drvrEMask
         .word   0                       | drvrMenu
-        .word   drvr_open - ferrite_drvr_header
-        .word   drvr_prime - ferrite_drvr_header
-        .word   drvr_control - ferrite_drvr_header
-        .word   drvr_status - ferrite_drvr_header
-        .word   drvr_close - ferrite_drvr_header
+        .word   dm_open - ferrite_drvr_header
+        .word   dm_prime - ferrite_drvr_header
+        .word   dm_control - ferrite_drvr_header
+        .word   dm_status - ferrite_drvr_header
+        .word   dm_close - ferrite_drvr_header
         .byte   8
         .ascii  ".Ferrite"
         .even
         .size   ferrite_drvr_header, . - ferrite_drvr_header
 
-        .type   relocated,@object
-relocated:
-        .word   0
-        .size   relocated, 2
+| Device Manager entries: jump through the pointer table, every register untouched.
+dm_open:
+        move.l  p_open(%pc),-(%sp)
+        rts
+dm_prime:
+        move.l  p_prime(%pc),-(%sp)
+        rts
+dm_control:
+        move.l  p_control(%pc),-(%sp)
+        rts
+dm_status:
+        move.l  p_status(%pc),-(%sp)
+        rts
+dm_close:
+        move.l  p_close(%pc),-(%sp)
+        rts
 
-| ---- install ---------------------------------------------------------------------------
 install_original:
         movem.l %d1-%d7/%a0-%a6,-(%sp)
         moveq   #0,%d1
@@ -83,194 +95,43 @@ install_common:
         move.l  %a2,-(%sp)              | the image
         bsr.w   ferrite_relocate
         addq.l  #8,%sp
-        bsr.w   ferrite_flush_icache    | before any relocated code runs
+        bsr.s   flush_icache            | before any relocated code runs
 1:      move.l  %d5,-(%sp)
         move.l  %d1,-(%sp)
         move.l  %a2,-(%sp)
-        bsr.w   ferrite_install         | (blob, entry kind, D5) -> result
+        movea.l p_install(%pc),%a0
+        jsr     (%a0)                   | ferrite_install(blob, entry kind, D5)
         lea     12(%sp),%sp
         movem.l (%sp)+,%d1-%d7/%a0-%a6
         rts
 
-| ---- Device Manager entries (A0 = PB, A1 = DCE) ------------------------------------------
-drvr_open:
-        movem.l %a0-%a1,-(%sp)
-        bsr.w   ferrite_open
-        movem.l (%sp)+,%a0-%a1
-        rts
-drvr_close:
-        movem.l %a0-%a1,-(%sp)
-        bsr.w   ferrite_close
-        movem.l (%sp)+,%a0-%a1
-        rts
-drvr_prime:
-        movem.l %a0-%a1,-(%sp)
-        bsr.w   ferrite_prime
-        bra.s   dm_finish
-drvr_control:
-        movem.l %a0-%a1,-(%sp)
-        bsr.w   ferrite_control
-        bra.s   dm_finish
-drvr_status:
-        movem.l %a0-%a1,-(%sp)
-        bsr.w   ferrite_status
-| D0 > 0: the request goes on asynchronously and its completion calls IODone. Otherwise
-| store the result; an immediate call (ioTrap bit 9) returns by RTS, a queued one through
-| IODone (A1 = DCE, D0 = result).
-dm_finish:
-        movem.l (%sp)+,%a0-%a1
-        tst.l   %d0
-        bgt.s   1f
-        move.w  %d0,16(%a0)             | ioResult
-        btst    #1,6(%a0)               | ioTrap bit 9: immediate
-        bne.s   1f
-        move.l  (JIODone).w,-(%sp)
-1:      rts
-
-| ---- SCSI Manager 4.3 completion (Pascal: the PB is on the stack; we pop it) -------------
-        .globl  ferrite_scsi_completion
-ferrite_scsi_completion:
-        subq.l  #4,%sp                  | slot for the request result
-        movem.l %d2-%d7/%a2-%a6,-(%sp)  | 44 bytes
-        pea     44(%sp)                 | &slot
-        move.l  56(%sp),-(%sp)          | the PB
-        bsr.w   ferrite_scsi_complete   | (pb, &result) -> DCE to complete, or 0
-        addq.l  #8,%sp
-        movem.l (%sp)+,%d2-%d7/%a2-%a6
-        move.l  (%sp)+,%d1              | result
-        move.l  (%sp)+,%a0              | return address
-        addq.l  #4,%sp                  | pop the PB argument
-        move.l  %a0,-(%sp)
-        tst.l   %d0
-        beq.s   1f
-        move.l  %d0,%a1
-        move.l  %d1,%d0
-        move.l  (JIODone).w,-(%sp)      | IODone returns to our caller
-1:      rts
-
-| ---- trap glue (C ABI) ---------------------------------------------------------------------
-| i16 ferrite_new_ptr_sys_clear(u32 size, void **out)
-        .globl  ferrite_new_ptr_sys_clear
-ferrite_new_ptr_sys_clear:
-        move.l  4(%sp),%d0
-        .short  0xA71E                  | _NewPtr SYS CLEAR
-        move.l  8(%sp),%a1
-        move.l  %a0,(%a1)
-        ext.l   %d0
-        rts
-| i16 ferrite_drvr_install(void *header, i16 refnum)
-        .globl  ferrite_drvr_install
-ferrite_drvr_install:
-        move.l  4(%sp),%a0
-        move.l  8(%sp),%d0
-        .short  0xA03D                  | _DrvrInstall
-        ext.l   %d0
-        rts
-| i16 ferrite_hlock(void **handle)
-        .globl  ferrite_hlock
-ferrite_hlock:
-        move.l  4(%sp),%a0
-        .short  0xA029                  | _HLock
-        ext.l   %d0
-        rts
-| i16 ferrite_add_drive(void *dqel, u32 drive_refnum)
-        .globl  ferrite_add_drive
-ferrite_add_drive:
-        move.l  4(%sp),%a0
-        move.l  8(%sp),%d0
-        .short  0xA04E                  | _AddDrive
-        ext.l   %d0
-        rts
-| i16 ferrite_post_event(u16 what, u32 message)
-        .globl  ferrite_post_event
-ferrite_post_event:
-        move.l  4(%sp),%a0
-        move.l  8(%sp),%d0
-        .short  0xA02F                  | _PostEvent
-        ext.l   %d0
-        rts
-| i16 ferrite_scsi_action(void *pb)
-        .globl  ferrite_scsi_action
-ferrite_scsi_action:
-        move.l  4(%sp),%a0
-        moveq   #1,%d0                  | SCSIAction
-        .short  0xA089                  | _SCSIAtomic
-        ext.l   %d0
-        rts
-| bool ferrite_trap_available(u16 trap): the trap's address differs from _Unimplemented's.
-        .globl  ferrite_trap_available
-ferrite_trap_available:
+| _HWPriv FlushInstructionCache where the trap exists (a 68000 Mac without it has no cache).
+flush_icache:
         move.l  %a2,-(%sp)
         move.w  #0xA89F,%d0
         .short  0xA746                  | _GetToolTrapAddress(_Unimplemented)
-        move.l  %a0,%a2
-        move.l  8(%sp),%d0
-        btst    #11,%d0
-        bne.s   1f
-        .short  0xA346                  | _GetOSTrapAddress
-        bra.s   2f
-1:      .short  0xA746                  | _GetToolTrapAddress
-2:      moveq   #0,%d0
+        movea.l %a0,%a2
+        move.w  #0xA198,%d0
+        .short  0xA346                  | _GetOSTrapAddress(_HWPriv)
         cmpa.l  %a0,%a2
-        sne     %d0
-        and.l   #1,%d0
-        move.l  (%sp)+,%a2
-        rts
-| void ferrite_flush_icache(void): _HWPriv FlushInstructionCache where the trap exists (a
-| 68000 Mac without it has no cache to flush).
-        .globl  ferrite_flush_icache
-ferrite_flush_icache:
-        move.l  #0xA198,-(%sp)
-        bsr.w   ferrite_trap_available
-        addq.l  #4,%sp
-        tst.l   %d0
         beq.s   1f
         moveq   #1,%d0
         .short  0xA198                  | _HWPriv FlushInstructionCache
-1:      rts
-| i16 ferrite_scsi_old(u16 selector, u32 arg1, u32 arg2, u32 arg3): the original SCSI
-| Manager (_SCSIDispatch, Pascal). Argument use by selector:
-|   1 SCSIGet -, 2 SCSISelect(id), 3 SCSICmd(buf, len), 4 SCSIComplete(stat*, msg*, wait),
-|   5/6/8/9 SCSIRead/Write/RBlind/WBlind(tib).
-        .globl  ferrite_scsi_old
-ferrite_scsi_old:
-        move.l  4(%sp),%d0
-        move.l  8(%sp),%d1
-        move.l  12(%sp),%a0
-        move.l  16(%sp),%a1
-        clr.w   -(%sp)                  | result
-        cmp.w   #1,%d0
-        beq.s   9f
-        cmp.w   #2,%d0
-        bne.s   3f
-        move.w  %d1,-(%sp)              | SCSISelect(targetID: short)
-        bra.s   9f
-3:      cmp.w   #3,%d0
-        bne.s   4f
-        move.l  %d1,-(%sp)              | SCSICmd(buffer: Ptr; count: short)
-        move.w  %a0,-(%sp)
-        bra.s   9f
-4:      cmp.w   #4,%d0
-        bne.s   5f
-        move.l  %d1,-(%sp)              | SCSIComplete(stat, message: ^short; wait: long)
-        move.l  %a0,-(%sp)
-        move.l  %a1,-(%sp)
-        bra.s   9f
-5:      move.l  %d1,-(%sp)              | SCSIRead/Write/RBlind/WBlind(tib: Ptr)
-9:      move.w  %d0,-(%sp)              | selector
-        .short  0xA815                  | _SCSIDispatch
-        move.w  (%sp)+,%d0
-        ext.l   %d0
+1:      movea.l (%sp)+,%a2
         rts
-| void ferrite_panic(void): a Rust panic (a bug): tell the debugger, then stop here.
-        .globl  ferrite_panic
-ferrite_panic:
-        pea     panic_message(%pc)
-        .short  0xABFF                  | _DebugStr
-1:      bra.s   1b
-        .type   panic_message,@object
-panic_message:
-        .byte   23
-        .ascii  "Ferrite: internal error"
-        .even
-        .size   panic_message, . - panic_message
+
+        .type   relocated,@object
+relocated:
+        .word   0
+        .size   relocated, 2
+
+| Where the head reaches the rest of the driver (fixed by the relocation table).
+        .type   pointers,@object
+pointers:
+p_install:      .long   ferrite_install
+p_open:         .long   glue_open
+p_prime:        .long   glue_prime
+p_control:      .long   glue_control
+p_status:       .long   glue_status
+p_close:        .long   glue_close
+        .size   pointers, . - pointers

@@ -35,6 +35,9 @@ pub struct Linked {
     pub functions: Vec<FuncSymbol>,
     /// Every defined, named symbol (name → address).
     pub symbols: Vec<(String, u32)>,
+    /// Data objects inside `.text` (`.type x,@object` with a `.size`): `[start, end)`
+    /// addresses, e.g. the driver's DRVR header. Not decoded as instructions.
+    pub text_objects: Vec<(u32, u32)>,
     /// File offset of `.text` (to patch the ELF in place).
     pub text_file_offset: u64,
 }
@@ -149,6 +152,7 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
 
     let mut functions = Vec::new();
     let mut symbols = Vec::new();
+    let mut text_objects = Vec::new();
     let text_range = text.address()..text.address() + text.size();
     for sym in file.symbols() {
         let Ok(name) = sym.name() else { continue };
@@ -156,6 +160,9 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
             continue;
         }
         symbols.push((name.to_string(), sym.address() as u32));
+        if sym.kind() == SymbolKind::Data && sym.size() > 0 && text_range.contains(&sym.address()) {
+            text_objects.push((sym.address() as u32, (sym.address() + sym.size()) as u32));
+        }
         if sym.kind() == SymbolKind::Text && text_range.contains(&sym.address()) {
             functions.push(FuncSymbol {
                 name: demangle(name),
@@ -167,6 +174,7 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
     functions.sort_by(|a, b| a.addr.cmp(&b.addr).then(a.name.cmp(&b.name)));
     functions.dedup_by_key(|f| f.addr);
     symbols.sort();
+    text_objects.sort_unstable();
 
     let (text_file_offset, _) = text.file_range().context(".text has no file data")?;
     Ok(Linked {
@@ -177,6 +185,7 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
         abs32,
         functions,
         symbols,
+        text_objects,
         text_file_offset,
     })
 }

@@ -66,16 +66,29 @@ pub struct Artifact {
     pub extra_asm: &'static [&'static str],
     /// Shipped artifacts go to `target/m68k/`; test artifacts to `target/m68k/test/`.
     pub shipped: bool,
+    /// Extra rustc flags for this artifact's crates (all of them, build-std included).
+    pub rustflags: &'static [&'static str],
 }
 
 /// Every artifact `cargo xtask build` makes.
 pub const ARTIFACTS: &[Artifact] = &[
+    Artifact {
+        name: "ferrite-driver",
+        source: Source::Crate { package: "ferrite-driver", features: &[], opt_level: "s" },
+        kind: Kind::DriverBlob { exports: &["ferrite_blob_start", "ferrite_drvr_header", "ferrite_settings"] },
+        extra_asm: &["driver/src/entry.S", "driver/src/glue.S", "retro68-build/stub/relocate.S"],
+        shipped: true,
+        // A panic is a bug: stop at once instead of formatting a message (keeps core::fmt,
+        // 6 KB, out of the blob).
+        rustflags: &["-Zunstable-options", "-Cpanic=immediate-abort"],
+    },
     Artifact {
         name: "ferrite-relocate",
         source: Source::Asm { file: "retro68-build/stub/relocate.S" },
         kind: Kind::Flat { exports: &["ferrite_relocate"] },
         extra_asm: &[],
         shipped: true,
+        rustflags: &[],
     },
     Artifact {
         name: "codegen-suite",
@@ -83,6 +96,7 @@ pub const ARTIFACTS: &[Artifact] = &[
         kind: Kind::Flat { exports: &["cg_case_count", "cg_run_case"] },
         extra_asm: &[],
         shipped: false,
+        rustflags: &[],
     },
     Artifact {
         name: "codegen-suite-linux",
@@ -90,6 +104,7 @@ pub const ARTIFACTS: &[Artifact] = &[
         kind: Kind::LinuxElf,
         extra_asm: &["tests/codegen/linux_start.S"],
         shipped: false,
+        rustflags: &[],
     },
 ];
 
@@ -163,11 +178,15 @@ fn nightly_cargo(opts: &Options) -> Command {
 
 /// RUSTFLAGS for m68k builds: the LLVM flag, and a path remapping so that the checkout's
 /// location (which ends up in panic locations) does not change the binary.
-fn rustflags(opts: &Options) -> String {
+fn rustflags(opts: &Options, extra: &[&str]) -> String {
     let mut flags = format!("--remap-path-prefix={}=/ferrite", opts.root.display());
     if opts.phi_flag {
         flags.push(' ');
         flags.push_str(PHI_FLAG);
+    }
+    for f in extra {
+        flags.push(' ');
+        flags.push_str(f);
     }
     flags
 }
@@ -175,7 +194,7 @@ fn rustflags(opts: &Options) -> String {
 /// Compile `a` for the 68k; returns the path of the object or static library to link.
 pub fn compile(a: &Artifact, opts: &Options) -> Result<PathBuf> {
     match a.source {
-        Source::Crate { package, features, opt_level } => cargo_build(a.name, package, features, opt_level, opts),
+        Source::Crate { package, features, opt_level } => cargo_build(a.name, package, features, opt_level, a.rustflags, opts),
         Source::Asm { file } => assemble(a.name, &opts.root.join(file), opts),
     }
 }
@@ -214,6 +233,7 @@ pub fn cargo_build(
     package: &str,
     features: &[&str],
     opt_level: &str,
+    extra_rustflags: &[&str],
     opts: &Options,
 ) -> Result<PathBuf> {
     let target_dir = opts.build_dir.join(name);
@@ -223,7 +243,7 @@ pub fn cargo_build(
         .arg(opts.root.join("m68k.json"))
         .args(["-Zjson-target-spec", "-Zbuild-std=core,alloc", "-Zbuild-std-features=compiler-builtins-mem"])
         .env("CARGO_TARGET_DIR", &target_dir)
-        .env("RUSTFLAGS", rustflags(opts))
+        .env("RUSTFLAGS", rustflags(opts, extra_rustflags))
         .env(
             "CARGO_PROFILE_RELEASE_OPT_LEVEL",
             std::env::var("FERRITE_M68K_OPT_LEVEL").unwrap_or_else(|_| opt_level.to_string()),
@@ -298,14 +318,14 @@ fn to_verifier_symbols(linked: &Linked) -> Vec<m68k::Symbol> {
         .collect()
 }
 
-/// Build, link, legalize, flatten and verify one artifact.
-pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
-    let lib = compile(a, opts)?;
-    let extra = extra_objects(a, opts)?;
-    let elf_path = link(a, &lib, &extra, opts)?;
-    let mut elf_bytes = std::fs::read(&elf_path)?;
-    let mut linked = read_linked(&elf_bytes).with_context(|| format!("reading {}", elf_path.display()))?;
+/// What [`code_passes`] did: legalizer report, flag hazards LLVM left, repair reports, and
+/// the relayouts in order (to map addresses).
+type PassResults = (m68k::LegalizeReport, usize, Option<(m68k::RepairReport, m68k::Repair68000Report)>, Vec<m68k::Relaid>);
 
+/// The code passes on `linked`'s text: legalize, repair flag hazards, repair 68020-only
+/// instructions.
+fn code_passes(a: &Artifact, linked: &mut Linked, opts: &Options) -> Result<PassResults> {
+    let mut maps = Vec::new();
     // Legalize the code for the 68000 in place.
     let code_len = linked.code_len as usize;
     let legalized = m68k::legalize(&mut linked.image[..code_len], linked.base, Cpu::M68000)
@@ -316,7 +336,7 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
     linked.abs32.sort_unstable();
 
     // Repair the compare/copy/branch miscompiles (see `m68k::relayout`).
-    let raw_hazards = m68k::hazards(&linked.image[..code_len], linked.base, &to_verifier_symbols(&linked)).len();
+    let raw_hazards = m68k::hazards(&linked.image[..code_len], linked.base, &to_verifier_symbols(linked)).len();
     let repair = if opts.repair_hazards {
         let (relaid, report) = m68k::repair_flag_hazards(
             &linked.image,
@@ -324,11 +344,12 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             linked.code_len,
             linked.bss_len,
             &linked.abs32,
-            &to_verifier_symbols(&linked),
+            &to_verifier_symbols(linked),
             REPAIR_MAX_GAP,
         )
         .map_err(|e| anyhow::anyhow!("repairing flag hazards in {}: {e}", a.name))?;
-        adopt(&mut linked, relaid);
+        maps.push(relaid.clone());
+        adopt(linked, relaid);
 
         // Then the 68020-only multiplies and the privileged MOVE from SR.
         let helpers = match (linked.symbol(MUL32_SYMBOLS[0]), linked.symbol(MUL32_SYMBOLS[1])) {
@@ -341,18 +362,115 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             linked.code_len,
             linked.bss_len,
             &linked.abs32,
-            &to_verifier_symbols(&linked),
+            &to_verifier_symbols(linked),
             helpers,
         )
         .map_err(|e| anyhow::anyhow!("repairing 68020-only instructions in {}: {e}", a.name))?;
-        adopt(&mut linked, relaid);
+        maps.push(relaid.clone());
+        adopt(linked, relaid);
         Some((report, report68))
     } else {
         None
     };
-    let code_len = linked.code_len as usize;
+    Ok((legalized, raw_hazards, repair, maps))
+}
 
-    let verify = m68k::verify(&linked.image[..code_len], linked.base, Cpu::M68000, &to_verifier_symbols(&linked));
+/// The part of `linked` after the first `head_len` bytes, as an image of its own linked at
+/// `head_len` (text, rodata, data; relocations and symbols rebased).
+fn split_body(linked: &Linked, head_len: u32) -> Result<Linked> {
+    if linked.base != 0 || head_len > linked.code_len || head_len % 2 != 0 {
+        bail!("the driver head ({head_len} bytes) must be an even prefix of the text linked at 0");
+    }
+    let mut body = linked.clone();
+    body.image = linked.image[head_len as usize..].to_vec();
+    body.base = head_len;
+    body.code_len = linked.code_len - head_len;
+    body.abs32 = linked.abs32.iter().filter(|&&o| o >= head_len).map(|&o| o - head_len).collect();
+    body.functions.retain(|f| f.addr >= head_len);
+    body.symbols.retain(|s| s.1 >= head_len);
+    body.text_objects.retain(|o| o.0 >= head_len);
+    if !body.text_objects.is_empty() {
+        bail!("data objects in the driver's text outside its head: {:x?}", body.text_objects);
+    }
+    Ok(body)
+}
+
+/// Put the processed body back behind the head; head words that point into the body (its
+/// relocations) follow the body's relayouts.
+fn merge_body(linked: &mut Linked, head_len: u32, body: Linked, maps: &[m68k::Relaid]) {
+    let map = |mut v: u32| {
+        for m in maps {
+            v = m.map(v);
+        }
+        v
+    };
+    let mut image = linked.image[..head_len as usize].to_vec();
+    let head_abs: Vec<u32> = linked.abs32.iter().copied().filter(|&o| o < head_len).collect();
+    for &o in &head_abs {
+        let o = o as usize;
+        let v = u32::from_be_bytes([image[o], image[o + 1], image[o + 2], image[o + 3]]);
+        if v >= head_len {
+            image[o..o + 4].copy_from_slice(&map(v).to_be_bytes());
+        }
+    }
+    image.extend_from_slice(&body.image);
+    linked.image = image;
+    linked.code_len = head_len + body.code_len;
+    linked.bss_len = body.bss_len;
+    linked.abs32 = head_abs.into_iter().chain(body.abs32.iter().map(|&o| o + head_len)).collect();
+    linked.functions.retain(|f| f.addr < head_len);
+    linked.functions.extend(body.functions);
+    linked.symbols.retain(|s| s.1 < head_len);
+    linked.symbols.extend(body.symbols);
+}
+
+/// Verify the hand-written head: every instruction outside its data objects.
+fn verify_head(linked: &Linked, head_len: u32) -> Vec<m68k::Finding> {
+    let symbols: Vec<m68k::Symbol> = linked
+        .symbols
+        .iter()
+        .filter(|s| s.1 < head_len && !linked.text_objects.iter().any(|o| o.0 == s.1))
+        .map(|(n, a)| m68k::Symbol { name: n.clone(), addr: *a, size: 0 })
+        .collect();
+    let report = m68k::verify(&linked.image[..head_len as usize], 0, Cpu::M68000, &symbols);
+    report
+        .findings
+        .into_iter()
+        .filter(|f| !linked.text_objects.iter().any(|&(s, e)| (s..e).contains(&f.addr)))
+        .collect()
+}
+
+/// Build, link, legalize, flatten and verify one artifact.
+pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
+    let lib = compile(a, opts)?;
+    let extra = extra_objects(a, opts)?;
+    let elf_path = link(a, &lib, &extra, opts)?;
+    let mut elf_bytes = std::fs::read(&elf_path)?;
+    let mut linked = read_linked(&elf_bytes).with_context(|| format!("reading {}", elf_path.display()))?;
+
+    // The driver's hand-written head (entries, settings, DRVR header: data among code) is
+    // neither legalized nor relaid; the code passes run on the rest.
+    let head_len = match a.kind {
+        Kind::DriverBlob { .. } => linked
+            .symbol("ferrite_head_end")
+            .context("the driver has no `ferrite_head_end` (link/flat.ld defines it)")?,
+        _ => 0,
+    };
+    let (legalized, raw_hazards, repair, verify) = if head_len == 0 {
+        let (legalized, raw_hazards, repair, _) = code_passes(a, &mut linked, opts)?;
+        let code_len = linked.code_len as usize;
+        let verify = m68k::verify(&linked.image[..code_len], linked.base, Cpu::M68000, &to_verifier_symbols(&linked));
+        (legalized, raw_hazards, repair, verify)
+    } else {
+        let mut body = split_body(&linked, head_len)?;
+        let (legalized, raw_hazards, repair, maps) = code_passes(a, &mut body, opts)?;
+        let code_len = body.code_len as usize;
+        let mut verify = m68k::verify(&body.image[..code_len], body.base, Cpu::M68000, &to_verifier_symbols(&body));
+        merge_body(&mut linked, head_len, body, &maps);
+        verify.findings.extend(verify_head(&linked, head_len));
+        verify.findings.sort_by_key(|f| f.addr);
+        (legalized, raw_hazards, repair, verify)
+    };
     if opts.strict && !a.shipped && !verify.findings.is_empty() {
         // Test artifacts exist to expose the compiler: report, and let the emulators show
         // which findings change results. Shipped artifacts must be clean (below).
@@ -396,6 +514,7 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
                 crate::elf::write_exec(&linked.image, linked.base, linked.code_len, linked.bss_len, entry)
             } else {
                 let off = linked.text_file_offset as usize;
+                let code_len = linked.code_len as usize;
                 elf_bytes[off..off + code_len].copy_from_slice(&linked.image[..code_len]);
                 elf_bytes
             };

@@ -9,7 +9,7 @@
 | On a 68020 or later the caller must flush the instruction cache after this returns
 | and before running the relocated code.
 
-        .text
+        .section .text.ferrite_relocate,"ax"
         .globl  ferrite_relocate
 ferrite_relocate:
         move.l  4(%sp),%d1              | d1 = load address, the value to add

@@ -1,0 +1,183 @@
+| Ferrite driver, part 2 of 2: the glue between the Mac and the Rust code, as ordinary
+| verified code. Device Manager entries (reached from the head's stubs) get A0 = parameter
+| block, A1 = DCE. Trap glue functions follow the C ABI (arguments on the stack, result in
+| D0; D0-D1/A0-A1 scratch). Conventions: mac-driver-facts.md §3, §6.7, §7, §9.
+
+        .equ    JIODone,        0x8FC
+
+        .text
+| ---- Device Manager entries (A0 = PB, A1 = DCE) ------------------------------------------
+        .globl  glue_open, glue_prime, glue_control, glue_status, glue_close
+glue_open:
+        movem.l %a0-%a1,-(%sp)
+        bsr.w   ferrite_open
+        movem.l (%sp)+,%a0-%a1
+        rts
+glue_close:
+        movem.l %a0-%a1,-(%sp)
+        bsr.w   ferrite_close
+        movem.l (%sp)+,%a0-%a1
+        rts
+glue_prime:
+        movem.l %a0-%a1,-(%sp)
+        bsr.w   ferrite_prime
+        bra.s   dm_finish
+glue_control:
+        movem.l %a0-%a1,-(%sp)
+        bsr.w   ferrite_control
+        bra.s   dm_finish
+glue_status:
+        movem.l %a0-%a1,-(%sp)
+        bsr.w   ferrite_status
+| D0 > 0: the request goes on asynchronously and its completion calls IODone. Otherwise
+| store the result; an immediate call (ioTrap bit 9) returns by RTS, a queued one through
+| IODone (A1 = DCE, D0 = result).
+dm_finish:
+        movem.l (%sp)+,%a0-%a1
+        tst.l   %d0
+        bgt.s   1f
+        move.w  %d0,16(%a0)             | ioResult
+        btst    #1,6(%a0)               | ioTrap bit 9: immediate
+        bne.s   1f
+        move.l  (JIODone).w,-(%sp)
+1:      rts
+
+| ---- SCSI Manager 4.3 completion (Pascal: the PB is on the stack; we pop it) -------------
+        .globl  ferrite_scsi_completion
+ferrite_scsi_completion:
+        subq.l  #4,%sp                  | slot for the request result
+        movem.l %d2-%d7/%a2-%a6,-(%sp)  | 44 bytes
+        pea     44(%sp)                 | &slot
+        move.l  56(%sp),-(%sp)          | the PB
+        bsr.w   ferrite_scsi_complete   | (pb, &result) -> DCE to complete, or 0
+        addq.l  #8,%sp
+        movem.l (%sp)+,%d2-%d7/%a2-%a6
+        move.l  (%sp)+,%d1              | result
+        move.l  (%sp)+,%a0              | return address
+        addq.l  #4,%sp                  | pop the PB argument
+        move.l  %a0,-(%sp)
+        tst.l   %d0
+        beq.s   1f
+        move.l  %d0,%a1
+        move.l  %d1,%d0
+        move.l  (JIODone).w,-(%sp)      | IODone returns to our caller
+1:      rts
+
+| ---- trap glue (C ABI) ---------------------------------------------------------------------
+| i16 ferrite_new_ptr_sys_clear(u32 size, void **out)
+        .globl  ferrite_new_ptr_sys_clear
+ferrite_new_ptr_sys_clear:
+        move.l  4(%sp),%d0
+        .short  0xA71E                  | _NewPtr SYS CLEAR
+        move.l  8(%sp),%a1
+        move.l  %a0,(%a1)
+        ext.l   %d0
+        rts
+| i16 ferrite_drvr_install(void *header, i16 refnum)
+        .globl  ferrite_drvr_install
+ferrite_drvr_install:
+        move.l  4(%sp),%a0
+        move.l  8(%sp),%d0
+        .short  0xA03D                  | _DrvrInstall
+        ext.l   %d0
+        rts
+| i16 ferrite_hlock(void **handle)
+        .globl  ferrite_hlock
+ferrite_hlock:
+        move.l  4(%sp),%a0
+        .short  0xA029                  | _HLock
+        ext.l   %d0
+        rts
+| i16 ferrite_add_drive(void *dqel, u32 drive_refnum)
+        .globl  ferrite_add_drive
+ferrite_add_drive:
+        move.l  4(%sp),%a0
+        move.l  8(%sp),%d0
+        .short  0xA04E                  | _AddDrive
+        ext.l   %d0
+        rts
+| i16 ferrite_post_event(u16 what, u32 message)
+        .globl  ferrite_post_event
+ferrite_post_event:
+        move.l  4(%sp),%a0
+        move.l  8(%sp),%d0
+        .short  0xA02F                  | _PostEvent
+        ext.l   %d0
+        rts
+| i16 ferrite_scsi_action(void *pb)
+        .globl  ferrite_scsi_action
+ferrite_scsi_action:
+        move.l  4(%sp),%a0
+        moveq   #1,%d0                  | SCSIAction
+        .short  0xA089                  | _SCSIAtomic
+        ext.l   %d0
+        rts
+| bool ferrite_trap_available(u16 trap): the trap's address differs from _Unimplemented's.
+        .globl  ferrite_trap_available
+ferrite_trap_available:
+        move.l  %a2,-(%sp)
+        move.w  #0xA89F,%d0
+        .short  0xA746                  | _GetToolTrapAddress(_Unimplemented)
+        move.l  %a0,%a2
+        move.l  8(%sp),%d0
+        btst    #11,%d0
+        bne.s   1f
+        .short  0xA346                  | _GetOSTrapAddress
+        bra.s   2f
+1:      .short  0xA746                  | _GetToolTrapAddress
+2:      moveq   #0,%d0
+        cmpa.l  %a0,%a2
+        sne     %d0
+        and.l   #1,%d0
+        move.l  (%sp)+,%a2
+        rts
+| i16 ferrite_scsi_old(u16 selector, u32 arg1, u32 arg2, u32 arg3): the original SCSI
+| Manager (_SCSIDispatch, Pascal). Argument use by selector:
+|   1 SCSIGet -, 2 SCSISelect(id), 3 SCSICmd(buf, len), 4 SCSIComplete(stat*, msg*, wait),
+|   5/6/8/9 SCSIRead/Write/RBlind/WBlind(tib).
+        .globl  ferrite_scsi_old
+ferrite_scsi_old:
+        move.l  4(%sp),%d0
+        move.l  8(%sp),%d1
+        move.l  12(%sp),%a0
+        move.l  16(%sp),%a1
+        clr.w   -(%sp)                  | result
+        cmp.w   #1,%d0
+        beq.s   9f
+        cmp.w   #2,%d0
+        bne.s   3f
+        move.w  %d1,-(%sp)              | SCSISelect(targetID: short)
+        bra.s   9f
+3:      cmp.w   #3,%d0
+        bne.s   4f
+        move.l  %d1,-(%sp)              | SCSICmd(buffer: Ptr; count: short)
+        move.w  %a0,-(%sp)
+        bra.s   9f
+4:      cmp.w   #4,%d0
+        bne.s   5f
+        move.l  %d1,-(%sp)              | SCSIComplete(stat, message: ^short; wait: long)
+        move.l  %a0,-(%sp)
+        move.l  %a1,-(%sp)
+        bra.s   9f
+5:      move.l  %d1,-(%sp)              | SCSIRead/Write/RBlind/WBlind(tib: Ptr)
+9:      move.w  %d0,-(%sp)              | selector
+        .short  0xA815                  | _SCSIDispatch
+        move.w  (%sp)+,%d0
+        ext.l   %d0
+        rts
+| void ferrite_panic(void): a Rust panic (a bug): tell the debugger, then stop here.
+        .globl  ferrite_panic
+ferrite_panic:
+        pea     panic_message(%pc)
+        .short  0xABFF                  | _DebugStr
+1:      bra.s   1b
+        .section .rodata
+panic_message:
+        .byte   23
+        .ascii  "Ferrite: internal error"
+        .even
+| void abort(void): where an immediate-abort panic lands.
+        .text
+        .globl  abort
+abort:
+        bra.w   ferrite_panic
