@@ -21,6 +21,8 @@
 //! * [`interrupts`]: scheduled interrupts, tick hooks (VBL) and idle waiting.
 //! * [`error`]: run errors.
 //! * [`scsi`]: the virtual SCSI bus and its targets.
+//! * [`scsi_manager`]: SCSI Manager 4.3 (`_SCSIAtomic`) and the original SCSI Manager
+//!   (`_SCSIDispatch`) on that bus.
 //! * [`qemu`]: the second, independent 68k core (`qemu-m68k`).
 //! * [`conformance`]: the codegen suite compared across host, emulator and QEMU.
 
@@ -39,6 +41,7 @@ pub mod traps;
 pub mod conformance;
 pub mod qemu;
 pub mod scsi;
+pub mod scsi_manager;
 
 pub use cpu::CpuModel;
 pub use interrupts::{InterruptHandler, InterruptId, TickHook};
