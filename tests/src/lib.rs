@@ -29,6 +29,8 @@
 //! * [`mac_os`]: `Machine::install_mac_os`, all of the above at once.
 //! * [`error`]: run errors.
 //! * [`scsi`]: the virtual SCSI bus and its targets.
+//! * [`scsi_manager`]: SCSI Manager 4.3 (`_SCSIAtomic`) and the original SCSI Manager
+//!   (`_SCSIDispatch`) on that bus.
 //! * [`qemu`]: the second, independent 68k core (`qemu-m68k`).
 //! * [`conformance`]: the codegen suite compared across host, emulator and QEMU.
 
@@ -54,6 +56,7 @@ pub mod vbl;
 pub mod conformance;
 pub mod qemu;
 pub mod scsi;
+pub mod scsi_manager;
 pub mod start_manager;
 pub mod test_disk;
 

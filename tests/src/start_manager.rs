@@ -3,7 +3,10 @@
 //!
 //! * [`checks`]: the ROM's checks on block 0 and the partition map, as a pure function.
 //! * [`boot`]: the boot sequence and its [`boot::BootReport`].
+//! * [`boot`]: the boot sequence and its [`boot::BootReport`].
 
+pub mod boot;
 pub mod checks;
 
 pub use checks::{DriverChoice, DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk};
+pub use boot::{BootConfig, BootReport, LoadedDriver, ScanOutcome, boot};

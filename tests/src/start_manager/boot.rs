@@ -21,12 +21,14 @@
 use std::fmt;
 
 use crate::error::{Fault, RunError};
-use crate::file_manager::{self, Drive, Volume};
+use crate::drive_queue::Drive;
+use crate::file_manager::{self, Volume};
 use crate::loader::Preserved;
 use crate::lowmem;
 use crate::machine::Machine;
 use crate::memory_manager::ZoneId;
 use crate::scsi::{ScsiBus, SelectError, status};
+use crate::scsi_manager;
 
 use super::checks::{DriverChoice, DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk};
 
@@ -167,20 +169,20 @@ fn xref_lookup(m: &mut Machine, device: u32) -> Option<i16> {
     crate::scsi_manager::xref_lookup(m, device)
 }
 
-/// Boot the machine from the disks on its SCSI bus (`Machine::state::<ScsiBus>()`). A failure
+/// Boot the machine from the disks on its SCSI bus ([`scsi_manager::bus`]). A failure
 /// of guest code (a driver crashing, an unimplemented trap) ends the boot with that error.
 pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
     let traps_before = m.stats().trap_counts.clone();
     let mut report = BootReport { rom: Some(cfg.rom), ..Default::default() };
-    m.write_u16(lowmem::SYS_EVT_MASK, 0);
+    m.set_sys_evt_mask(0);
     for id in (0..=6u8).rev() {
-        if !m.state::<ScsiBus>().ids().contains(&id) {
+        if !scsi_manager::bus(m).ids().contains(&id) {
             // A real ROM sees a selection timeout here; keep the scan cheap and say so.
             report.scan.push((id, ScanOutcome::NoDevice));
             continue;
         }
         let verdict = {
-            let bus = m.state::<ScsiBus>();
+            let bus = scsi_manager::bus(m);
             examine_disk(cfg.rom, &cfg.checks, &mut |lba, n| rom_read(bus, id, lba, n))
         };
         let (choice, image) = match verdict {
@@ -199,23 +201,22 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
     }
 
     // The system comes up: events on, time passes.
-    m.write_u16(lowmem::SYS_EVT_MASK, 0xFFFF);
+    m.set_sys_evt_mask(0xFFFF);
     run_ticks(m, cfg.settle_ticks).map_err(|f| m.fail(f, m.pc()))?;
 
     let loaded_refs: Vec<i16> = report.drivers().filter_map(|d| d.ref_num).collect();
-    report.drives = file_manager::drives(m).map_err(|f| m.fail(f, m.pc()))?;
-    if let Some(boot) = report.drives.iter().find(|d| loaded_refs.contains(&d.ref_num)).copied() {
-        report.boot_drive = Some(boot.number);
-        m.write_u16(lowmem::BOOT_DRIVE, boot.number);
+    report.drives = m.try_drives().map_err(|e| m.fail(Fault::Misuse { trap: None, message: e }, m.pc()))?;
+    if let Some(boot) = report.drives.iter().find(|d| loaded_refs.contains(&d.ref_num)).cloned() {
+        report.boot_drive = Some(boot.number as u16);
+        m.write_u16(lowmem::BOOT_DRIVE, boot.number as u16);
         match file_manager::read_through_driver(m, &boot, 0, 1024).map_err(|f| m.fail(f, m.pc()))? {
             Ok(b) => report.boot_blocks_signature = Some(u16::from_be_bytes([b[0], b[1]])),
             Err(e) => report.errors.push(format!("boot blocks of drive {}: error {e}", boot.number)),
         }
-        mount_recording(m, boot.number, &mut report)?;
+        mount_recording(m, boot.number as u16, &mut report)?;
     }
-    report.events = crate::os_utils::posted_events(m);
-    let disk_events: Vec<u16> =
-        report.events.iter().filter(|(w, _)| *w == 7).map(|(_, msg)| *msg as u16).collect();
+    report.events = m.posted_events().iter().map(|e| (e.code, e.message)).collect();
+    let disk_events: Vec<u16> = m.disk_events().iter().map(|&d| d as u16).collect();
     for drive in disk_events {
         if report.boot_drive == Some(drive) {
             continue;
@@ -334,11 +335,11 @@ impl fmt::Display for BootReport {
                 d.number,
                 d.ref_num,
                 d.blocks,
-                d.flags[0],
-                d.flags[1],
-                d.flags[2],
-                d.flags[3],
-                if Some(d.number) == self.boot_drive { " (boot drive)" } else { "" }
+                d.write_prot,
+                d.disk_in_place,
+                d.installed,
+                d.sides,
+                if Some(d.number as u16) == self.boot_drive { " (boot drive)" } else { "" }
             )?;
         }
         writeln!(f, "Volumes:")?;
