@@ -49,6 +49,8 @@ const SCSI_RBLIND: u16 = 8;
 const SCSI_WBLIND: u16 = 9;
 /// `scMgrBusyErr`: the bus is taken; try again.
 const SC_MGR_BUSY: i16 = 7;
+/// `scPhaseErr`: the target left the data phase before the TIB was done.
+const SC_PHASE_ERR: i16 = 5;
 /// TIB opcodes.
 const SC_INC: u16 = 1;
 const SC_LOOP: u16 = 5;
@@ -643,11 +645,17 @@ fn old_transaction(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -
             (_, true) => SCSI_WBLIND,
             (_, false) => SCSI_WRITE,
         };
-        if mac::scsi_old(sel, tib, 0, 0) != 0 {
-            failed = true;
-            if blind {
-                // Fall back to polled transfers for good (facts doc §7.2).
-                g.polled = 1;
+        match mac::scsi_old(sel, tib, 0, 0) {
+            0 => {}
+            // A polled transfer the target ended early (MODE SENSE, INQUIRY return what
+            // they have): SCSIComplete collects the status.
+            SC_PHASE_ERR if !blind => {}
+            _ => {
+                failed = true;
+                if blind {
+                    // Fall back to polled transfers for good (facts doc §7.2).
+                    g.polled = 1;
+                }
             }
         }
     }

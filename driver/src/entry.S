@@ -77,13 +77,15 @@ dm_close:
         move.l  p_close(%pc),-(%sp)
         rts
 
+| D6 = entry kind (0 original, 1 SCSI Manager 4.3): D6 survives the relocation stub and the
+| traps below.
 install_original:
         movem.l %d1-%d7/%a0-%a6,-(%sp)
-        moveq   #0,%d1
+        moveq   #0,%d6
         bra.s   install_common
 install_43:
         movem.l %d1-%d7/%a0-%a6,-(%sp)
-        moveq   #1,%d1
+        moveq   #1,%d6
 install_common:
         lea     ferrite_blob_start(%pc),%a2
         lea     relocated(%pc),%a3
@@ -97,7 +99,7 @@ install_common:
         addq.l  #8,%sp
         bsr.s   flush_icache            | before any relocated code runs
 1:      move.l  %d5,-(%sp)
-        move.l  %d1,-(%sp)
+        move.l  %d6,-(%sp)
         move.l  %a2,-(%sp)
         movea.l p_install(%pc),%a0
         jsr     (%a0)                   | ferrite_install(blob, entry kind, D5)

@@ -1,0 +1,59 @@
+//! The Ferrite driver (`target/m68k/ferrite-driver.bin`) in the emulated Mac: boot, mount,
+//! and I/O through the Device Manager. `#[ignore]`d in a plain `cargo test`; `cargo xtask
+//! test` builds the driver and runs them.
+
+use std::path::PathBuf;
+
+use ferrite_emu::scsi::{DiskConfig, DiskTarget};
+use ferrite_emu::scsi_manager::{self, ScsiManagerConfig};
+use ferrite_emu::start_manager::{BootConfig, BootReport, RomGeneration, boot};
+use ferrite_emu::test_disk::{TestDisk, TestVolume};
+use ferrite_emu::{CpuModel, Machine};
+
+fn driver_blob() -> Vec<u8> {
+    let dir = std::env::var_os("FERRITE_M68K_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/m68k"));
+    let path = dir.join("ferrite-driver.bin");
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; run `cargo xtask test`", path.display()))
+}
+
+fn boot_disk(cpu: CpuModel, rom: RomGeneration, disk: &TestDisk) -> (Machine, BootReport) {
+    let (image, _) = disk.build();
+    let mut m = Machine::new(cpu);
+    m.install_mac_os();
+    scsi_manager::install(&mut m, ScsiManagerConfig { v43_present: rom == RomGeneration::ScsiManager43, ..Default::default() });
+    let mut target = DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
+    target.write_store(0, &image).unwrap();
+    scsi_manager::bus(&mut m).attach(2, Box::new(target));
+    let report = boot(&mut m, &BootConfig::new(rom)).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
+    (m, report)
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn ferrite_boots_and_mounts_under_both_rom_models() {
+    let mut disk = TestDisk::new(driver_blob());
+    disk.total_blocks = 30_000;
+    disk.volumes.push(TestVolume { name: "Data".into(), blocks: 8000, alloc_block_size: 1024, free_alloc_blocks: 7000 });
+    for cpu in [CpuModel::M68000, CpuModel::M68040] {
+        for rom in [RomGeneration::OriginalScsiManager, RomGeneration::ScsiManager43] {
+            let (_m, report) = boot_disk(cpu, rom, &disk);
+            println!("{report}");
+            assert_eq!(report.drivers().count(), 1, "{cpu} {rom:?}\n{report}");
+            assert_eq!(report.drives.len(), 2, "{cpu} {rom:?}\n{report}");
+            assert!(report.volumes.iter().any(|v| v.name == "Test HD"), "{cpu} {rom:?}\n{report}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "debug"]
+fn debug_install() {
+    let disk = TestDisk::new(driver_blob());
+    let (mut m, report) = boot_disk(CpuModel::M68040, RomGeneration::OriginalScsiManager, &disk);
+    println!("{report}");
+    for c in scsi_manager::calls(&mut m) { println!("{c:?}"); }
+    for d in m.drivers() { println!("{d:?}"); }
+    for e in scsi_manager::bus(&mut m).log() { println!("{e:?}"); }
+}
