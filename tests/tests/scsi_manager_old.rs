@@ -440,6 +440,15 @@ fn wrong_phase_and_sequence_errors() {
         assert_eq!(cmd(&mut m, &[0; 6]), 0);
         assert_eq!(stat(&mut m), 0x6C, "STATUS");
         assert_eq!(complete(&mut m), (0, 2, 0), "CHECK CONDITION");
+
+        // SCSIComplete before any command was sent: the wait passes, the bus is reset.
+        assert_eq!(get(&mut m), 0);
+        assert_eq!(select(&mut m, 0), 0);
+        let t0 = m.ticks();
+        assert_eq!(complete(&mut m), (SC_COMM_ERR, 0x7777, 0x7777));
+        assert!(m.ticks() >= t0 + 60, "the 60-tick wait passed");
+        assert_eq!(stat(&mut m), 0);
+        assert_eq!(scsi_manager::bus(&mut m).resets(), 1);
     }
 }
 

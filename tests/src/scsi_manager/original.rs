@@ -17,8 +17,8 @@
 //! | 13 | `SCSIMsgOut(msg)` | MESSAGE OUT, only right after `SCSISelAtn` |
 //!
 //! # Result codes (modelling decisions where the facts doc is silent)
-//! * `SCSIGet` while the bus is not free, or while a 4.3 request is on the bus or queued →
-//!   `scMgrBusyErr` (7).
+//! * `SCSIGet` while the bus is not free, or while a 4.3 request is on the bus (completion
+//!   pending) → `scMgrBusyErr` (7).
 //! * `SCSISelect`/`SCSISelAtn` when the bus was not won with `SCSIGet` → `scSequenceErr` (8);
 //!   ID not 0–6 → `scBadParmsErr` (4) and the bus goes free; nobody answers → `scCommErr` (2),
 //!   the bus goes free (250 ms of bus time pass).
@@ -286,7 +286,8 @@ fn complete(m: &mut Machine, stat_ptr: u32, msg_ptr: u32, wait: u32) -> Result<i
     match phase {
         BusPhase::BusFree => return Ok(SC_SEQUENCE_ERR),
         BusPhase::Arbitrated | BusPhase::Command { .. } => {
-            m.advance_ticks(wait);
+            // At most an hour of waiting (a larger `wait` would still end the same way).
+            m.advance_ticks(wait.min(60 * 60 * 60));
             state(m).bus.reset();
             v43::fail_all_for_reset(m);
             return Ok(SC_COMM_ERR);

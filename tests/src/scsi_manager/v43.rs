@@ -301,9 +301,11 @@ pub(crate) struct Sim {
 }
 
 impl Sim {
-    /// True while a 4.3 request is on the bus or queued (the old manager's `SCSIGet` refuses).
+    /// True while a 4.3 request is on the bus (the old manager's `SCSIGet` refuses). Requests
+    /// still queued are either about to start (the SIM starts one whenever the bus is free, so
+    /// then one is active) or held by a frozen queue, which must not lock out the old API.
     pub(crate) fn busy(&self) -> bool {
-        self.active.is_some() || !self.queue.is_empty()
+        self.active.is_some()
     }
 }
 
