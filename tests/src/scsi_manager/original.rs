@@ -219,10 +219,10 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
                 SCSI_RBLIND => (TibDir::In, true),
                 _ => (TibDir::Out, true),
             };
-            let ok_phase = match (dir, state(m).bus.phase()) {
-                (TibDir::In, BusPhase::DataIn { .. }) | (TibDir::Out, BusPhase::DataOut { .. }) => true,
-                _ => false,
-            };
+            let ok_phase = matches!(
+                (dir, state(m).bus.phase()),
+                (TibDir::In, BusPhase::DataIn { .. }) | (TibDir::Out, BusPhase::DataOut { .. })
+            );
             if !ok_phase {
                 SC_PHASE_ERR
             } else {
@@ -247,7 +247,7 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
             if !matches!(state(m).bus.phase(), BusPhase::MessageIn { .. }) {
                 SC_PHASE_ERR
             } else {
-                if !mapped(m, msg_ptr, 2) || msg_ptr % 2 != 0 {
+                if !mapped(m, msg_ptr, 2) || !msg_ptr.is_multiple_of(2) {
                     return Err(misuse(sel, format!("message pointer ${msg_ptr:08X} is not a word in RAM")));
                 }
                 let msg = state(m).bus.message_in().expect("message in");
@@ -295,7 +295,7 @@ fn complete(m: &mut Machine, stat_ptr: u32, msg_ptr: u32, wait: u32) -> Result<i
         _ => {}
     }
     for (what, ptr) in [("stat", stat_ptr), ("message", msg_ptr)] {
-        if !mapped(m, ptr, 2) || ptr % 2 != 0 {
+        if !mapped(m, ptr, 2) || !ptr.is_multiple_of(2) {
             return Err(misuse(SCSI_COMPLETE, format!("{what} pointer ${ptr:08X} is not a word in RAM")));
         }
     }
