@@ -17,8 +17,8 @@
 //! | 13 | `SCSIMsgOut(msg)` | MESSAGE OUT, only right after `SCSISelAtn` |
 //!
 //! # Result codes (modelling decisions where the facts doc is silent)
-//! * `SCSIGet` while the bus is not free, or while a 4.3 request is on the bus or queued →
-//!   `scMgrBusyErr` (7).
+//! * `SCSIGet` while the bus is not free, or while a 4.3 request is on the bus (completion
+//!   pending) → `scMgrBusyErr` (7).
 //! * `SCSISelect`/`SCSISelAtn` when the bus was not won with `SCSIGet` → `scSequenceErr` (8);
 //!   ID not 0–6 → `scBadParmsErr` (4) and the bus goes free; nobody answers → `scCommErr` (2),
 //!   the bus goes free (250 ms of bus time pass).
@@ -219,10 +219,10 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
                 SCSI_RBLIND => (TibDir::In, true),
                 _ => (TibDir::Out, true),
             };
-            let ok_phase = match (dir, state(m).bus.phase()) {
-                (TibDir::In, BusPhase::DataIn { .. }) | (TibDir::Out, BusPhase::DataOut { .. }) => true,
-                _ => false,
-            };
+            let ok_phase = matches!(
+                (dir, state(m).bus.phase()),
+                (TibDir::In, BusPhase::DataIn { .. }) | (TibDir::Out, BusPhase::DataOut { .. })
+            );
             if !ok_phase {
                 SC_PHASE_ERR
             } else {
@@ -247,7 +247,7 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
             if !matches!(state(m).bus.phase(), BusPhase::MessageIn { .. }) {
                 SC_PHASE_ERR
             } else {
-                if !mapped(m, msg_ptr, 2) || msg_ptr % 2 != 0 {
+                if !mapped(m, msg_ptr, 2) || !msg_ptr.is_multiple_of(2) {
                     return Err(misuse(sel, format!("message pointer ${msg_ptr:08X} is not a word in RAM")));
                 }
                 let msg = state(m).bus.message_in().expect("message in");
@@ -286,7 +286,8 @@ fn complete(m: &mut Machine, stat_ptr: u32, msg_ptr: u32, wait: u32) -> Result<i
     match phase {
         BusPhase::BusFree => return Ok(SC_SEQUENCE_ERR),
         BusPhase::Arbitrated | BusPhase::Command { .. } => {
-            m.advance_ticks(wait);
+            // At most an hour of waiting (a larger `wait` would still end the same way).
+            m.advance_ticks(wait.min(60 * 60 * 60));
             state(m).bus.reset();
             v43::fail_all_for_reset(m);
             return Ok(SC_COMM_ERR);
@@ -294,7 +295,7 @@ fn complete(m: &mut Machine, stat_ptr: u32, msg_ptr: u32, wait: u32) -> Result<i
         _ => {}
     }
     for (what, ptr) in [("stat", stat_ptr), ("message", msg_ptr)] {
-        if !mapped(m, ptr, 2) || ptr % 2 != 0 {
+        if !mapped(m, ptr, 2) || !ptr.is_multiple_of(2) {
             return Err(misuse(SCSI_COMPLETE, format!("{what} pointer ${ptr:08X} is not a word in RAM")));
         }
     }

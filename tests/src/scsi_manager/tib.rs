@@ -97,7 +97,7 @@ pub fn run(m: &mut Machine, tib: u32, dir: TibDir, blind: bool, trap: u16) -> Re
                 format!("the TIB at ${tib:08X} ran {MAX_TIB_STEPS} instructions without scStop (runaway scLoop?)"),
             ));
         }
-        if !mapped(m, pc, 10) || pc % 2 != 0 {
+        if !mapped(m, pc, 10) || !pc.is_multiple_of(2) {
             return Err(misuse(
                 trap,
                 format!("TIB instruction at ${pc:08X} (TIB ${tib:08X}) is outside RAM or odd"),
@@ -176,7 +176,7 @@ pub fn run(m: &mut Machine, tib: u32, dir: TibDir, blind: bool, trap: u16) -> Re
                 pc += 10;
             }
             SC_ADD => {
-                if !mapped(m, p1, 4) || p1 % 2 != 0 {
+                if !mapped(m, p1, 4) || !p1.is_multiple_of(2) {
                     return Err(misuse(trap, format!("scAdd at ${pc:08X}: ${p1:08X} is not a long in RAM")));
                 }
                 let v = m.read_u32(p1).wrapping_add(p2);
@@ -184,7 +184,7 @@ pub fn run(m: &mut Machine, tib: u32, dir: TibDir, blind: bool, trap: u16) -> Re
                 pc += 10;
             }
             SC_MOVE => {
-                if !mapped(m, p1, 4) || !mapped(m, p2, 4) || p1 % 2 != 0 || p2 % 2 != 0 {
+                if !mapped(m, p1, 4) || !mapped(m, p2, 4) || !p1.is_multiple_of(2) || !p2.is_multiple_of(2) {
                     return Err(misuse(
                         trap,
                         format!("scMove at ${pc:08X}: ${p1:08X} → ${p2:08X} is not longs in RAM"),

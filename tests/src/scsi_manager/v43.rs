@@ -301,9 +301,11 @@ pub(crate) struct Sim {
 }
 
 impl Sim {
-    /// True while a 4.3 request is on the bus or queued (the old manager's `SCSIGet` refuses).
+    /// True while a 4.3 request is on the bus (the old manager's `SCSIGet` refuses). Requests
+    /// still queued are either about to start (the SIM starts one whenever the bus is free, so
+    /// then one is active) or held by a frozen queue, which must not lock out the old API.
     pub(crate) fn busy(&self) -> bool {
-        self.active.is_some() || !self.queue.is_empty()
+        self.active.is_some()
     }
 }
 
@@ -352,7 +354,7 @@ fn scsi_atomic(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         ));
     }
     let pb = m.a(0);
-    if !mapped(m, pb, SCSI_PB_HDR_SIZE as u32) || pb % 2 != 0 {
+    if !mapped(m, pb, SCSI_PB_HDR_SIZE as u32) || !pb.is_multiple_of(2) {
         return Err(Fault::misuse(
             call.word,
             format!("A0 = ${pb:08X}: the SCSIAction parameter block is not (even and) in RAM"),
@@ -579,7 +581,7 @@ fn segments(m: &Machine, pb: u32, data_type: u8, ptr: u32, len: u32) -> Result<R
         return Ok(Ok(vec![(ptr, len)]));
     }
     let count = m.read_u16(pb + SCSI_SG_LIST_COUNT) as u32;
-    if count > 0 && (!mapped(m, ptr, 8 * count) || ptr % 2 != 0) {
+    if count > 0 && (!mapped(m, ptr, 8 * count) || !ptr.is_multiple_of(2)) {
         return Err(misuse("scsiDataPtr", pb, format!("(S/G list of {count} entries) ${ptr:08X} is not in RAM")));
     }
     let mut segs = Vec::new();
@@ -646,7 +648,7 @@ fn exec_io(m: &mut Machine, pb: u32) -> Result<Done, Fault> {
         return Err(misuse("scsiSensePtr", pb, format!("${sense_ptr:08X}+{sense_len} is not in RAM")));
     }
     let completion = m.read_u32(pb + SCSI_COMPLETION);
-    if completion != 0 && (!mapped(m, completion, 2) || completion % 2 != 0) {
+    if completion != 0 && (!mapped(m, completion, 2) || !completion.is_multiple_of(2)) {
         return Err(misuse("scsiCompletion", pb, format!("${completion:08X} is not code in RAM")));
     }
     let bus_held = state(m).bus.phase() != BusPhase::BusFree;
