@@ -18,6 +18,11 @@ pub const PHI_FLAG: &str = "-C llvm-args=-phi-elim-split-all-critical-edges";
 /// Hand-written 68000 helpers that replace `mulu.l`/`muls.l` (see `m68k::repair_68000`),
 /// linked into every artifact built from Rust.
 pub const MUL32_HELPERS: &str = "retro68-build/stub/mul32.S";
+
+/// Hand-written `memcpy`/`memmove`/`memset`/`memcmp`/`bcmp`, linked into every artifact built
+/// from Rust instead of compiler_builtins' (which LLVM compiles into odd-address word
+/// accesses on the 68000; see `stub/mem.S`).
+pub const MEM_HELPERS: &str = "retro68-build/stub/mem.S";
 const MUL32_SYMBOLS: [&str; 2] = ["__ferrite_mulu32", "__ferrite_muls32"];
 
 /// How many flag-neutral instructions (`movea`, `movem`, …) between the copy and the
@@ -204,6 +209,7 @@ pub fn extra_objects(a: &Artifact, opts: &Options) -> Result<Vec<PathBuf>> {
     let mut files: Vec<&str> = a.extra_asm.to_vec();
     if matches!(a.source, Source::Crate { .. }) {
         files.push(MUL32_HELPERS);
+        files.push(MEM_HELPERS);
     }
     files
         .iter()
@@ -241,7 +247,7 @@ pub fn cargo_build(
     cmd.args(["rustc", "--quiet", "--release", "--lib", "-p", package, "--crate-type", "staticlib"])
         .arg("--target")
         .arg(opts.root.join("m68k.json"))
-        .args(["-Zjson-target-spec", "-Zbuild-std=core,alloc", "-Zbuild-std-features=compiler-builtins-mem"])
+        .args(["-Zjson-target-spec", "-Zbuild-std=core,alloc"])
         .env("CARGO_TARGET_DIR", &target_dir)
         .env("RUSTFLAGS", rustflags(opts, extra_rustflags))
         .env(

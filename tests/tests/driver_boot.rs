@@ -46,14 +46,3 @@ fn ferrite_boots_and_mounts_under_both_rom_models() {
         }
     }
 }
-
-#[test]
-#[ignore = "debug"]
-fn debug_install() {
-    let disk = TestDisk::new(driver_blob());
-    let (mut m, report) = boot_disk(CpuModel::M68040, RomGeneration::OriginalScsiManager, &disk);
-    println!("{report}");
-    for c in scsi_manager::calls(&mut m) { println!("{c:?}"); }
-    for d in m.drivers() { println!("{d:?}"); }
-    for e in scsi_manager::bus(&mut m).log() { println!("{e:?}"); }
-}

@@ -182,6 +182,12 @@ fn main() -> ExitCode {
             a.difference(&b).count(),
             b.difference(&a).count()
         );
+        for (label, set) in [("only on the m68k crate", a.difference(&b)), ("only on QEMU", b.difference(&a))] {
+            let names: Vec<&str> = set.copied().collect();
+            if !names.is_empty() {
+                println!("  {label}: {}", names.join(", "));
+            }
+        }
     }
     if let Some(path) = write_path {
         if let Err(e) = write_known(&path, &outcomes) {

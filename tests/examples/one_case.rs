@@ -1,0 +1,19 @@
+//! Run one codegen case in the emulator and show the outcome (debugging aid).
+use ferrite_emu::CpuModel;
+use ferrite_emu::conformance::{SuiteRunner, host_output};
+use ferrite_shared::flat::FlatImage;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flat = FlatImage::parse(&std::fs::read(&args[1]).unwrap()).unwrap();
+    let name = &args[2];
+    let index = codegen_suite::CASES.iter().position(|c| c.name == name.as_str()).expect("case") as u32;
+    let mut r = SuiteRunner::new(&flat, CpuModel::M68040).unwrap();
+    let mut stats = (0, 0, std::time::Duration::ZERO);
+    let got = r.run_case(index, Some(&mut stats));
+    let want = host_output(index);
+    match got {
+        Ok(g) => println!("{name}: {} bytes, equal: {}, instructions {}", g.len(), g == want, stats.0),
+        Err(e) => println!("{name}: error {e}; instructions {}", stats.0),
+    }
+}
