@@ -28,9 +28,17 @@ unsafe impl GlobalAlloc for Counting {
 static A: Counting = Counting;
 
 fn main() {
-    let path = std::env::args().nth(1).unwrap_or_else(|| std::env::temp_dir().join("ferrite-2g.img").display().to_string());
+    let path = std::env::args().nth(1).unwrap_or_else(|| {
+        std::env::temp_dir()
+            .join("ferrite-2g.img")
+            .display()
+            .to_string()
+    });
     let t = Instant::now();
-    let (a0, b0) = (ALLOCS.load(Ordering::Relaxed), BYTES.load(Ordering::Relaxed));
+    let (a0, b0) = (
+        ALLOCS.load(Ordering::Relaxed),
+        BYTES.load(Ordering::Relaxed),
+    );
     let mut img = ImageFile::create(path.as_ref(), 2 << 30).unwrap();
     let driver = vec![0x4E; 20_000];
     let map = write_map(&mut img, &Layout::single(Some(&driver), "MacOS")).unwrap();
@@ -39,7 +47,10 @@ fn main() {
     let g = format_volume(&mut r, &FormatOptions::new(b"Big", 3_000_000_000)).unwrap();
     r.flush().unwrap();
     let took = t.elapsed();
-    let (a1, b1) = (ALLOCS.load(Ordering::Relaxed), BYTES.load(Ordering::Relaxed));
+    let (a1, b1) = (
+        ALLOCS.load(Ordering::Relaxed),
+        BYTES.load(Ordering::Relaxed),
+    );
     println!(
         "partition {} blocks: drAlBlkSiz {} B, {} allocation blocks, tree files {} B each",
         p.blocks,
@@ -47,12 +58,21 @@ fn main() {
         g.alloc_blocks,
         Volume::open(&mut r).unwrap().info().catalog_bytes
     );
-    println!("map + format: {:?}, {} allocations, {} bytes allocated", took, a1 - a0, b1 - b0);
+    println!(
+        "map + format: {:?}, {} allocations, {} bytes allocated",
+        took,
+        a1 - a0,
+        b1 - b0
+    );
     let t = Instant::now();
     let report = check_volume(&mut r).unwrap();
     println!("check: {:?}, clean: {}", t.elapsed(), report.is_clean());
     let meta = std::fs::metadata(&path).unwrap();
     #[cfg(unix)]
-    println!("file size {} B, on disk {} KiB", meta.len(), std::os::unix::fs::MetadataExt::blocks(&meta) / 2);
+    println!(
+        "file size {} B, on disk {} KiB",
+        meta.len(),
+        std::os::unix::fs::MetadataExt::blocks(&meta) / 2
+    );
     std::fs::remove_file(&path).unwrap();
 }

@@ -17,8 +17,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 use ferrite_shared::partition_map::{
-    DDM_SIGNATURE, DriverDescriptorMap, MapError, PM_SIGNATURE, PartitionEntry, SCSI_DRIVER_PAD_SIGNATURE,
-    boot_checksum, dd_type, part_type, set_c_field, status,
+    DDM_SIGNATURE, DriverDescriptorMap, MapError, PM_SIGNATURE, PartitionEntry,
+    SCSI_DRIVER_PAD_SIGNATURE, boot_checksum, dd_type, part_type, set_c_field, status,
 };
 use zerocopy::IntoBytes;
 
@@ -41,7 +41,10 @@ pub enum ApmError {
     /// The device's block size is not a multiple of 512.
     UnsupportedBlockSize(u32),
     /// The device is too small (or too large: more than 2^32 blocks) for the requested layout.
-    DiskSize { device_blocks: u64, needed_blocks: u64 },
+    DiskSize {
+        device_blocks: u64,
+        needed_blocks: u64,
+    },
     /// The driver is larger than [`MAX_DRIVER_BYTES`] or than its slot.
     DriverTooLarge { bytes: usize, max: usize },
     /// More partitions than fit in the 63-block map.
@@ -55,12 +58,19 @@ impl fmt::Display for ApmError {
         match self {
             ApmError::Map(e) => write!(f, "invalid partition map: {e}"),
             ApmError::Device(e) => write!(f, "{e}"),
-            ApmError::UnsupportedBlockSize(b) => write!(f, "block size {b} is not a multiple of 512"),
-            ApmError::DiskSize { device_blocks, needed_blocks } => write!(
+            ApmError::UnsupportedBlockSize(b) => {
+                write!(f, "block size {b} is not a multiple of 512")
+            }
+            ApmError::DiskSize {
+                device_blocks,
+                needed_blocks,
+            } => write!(
                 f,
                 "the disk has {device_blocks} blocks; this layout needs {needed_blocks} (and a map can address at most 2^32 blocks)"
             ),
-            ApmError::DriverTooLarge { bytes, max } => write!(f, "the driver is {bytes} bytes; at most {max} fit"),
+            ApmError::DriverTooLarge { bytes, max } => {
+                write!(f, "the driver is {bytes} bytes; at most {max} fit")
+            }
             ApmError::TooManyPartitions(n) => write!(f, "{n} partitions do not fit in the map"),
             ApmError::BadPartitionRequest(m) => write!(f, "{m}"),
         }
@@ -126,12 +136,16 @@ fn text(field: &[u8]) -> String {
 /// starting "Maci", its checksum).
 pub fn read_map<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<PartitionMap, ApmError> {
     let bs = dev.block_size();
-    if bs % 512 != 0 || bs == 0 {
+    if !bs.is_multiple_of(512) || bs == 0 {
         return Err(ApmError::UnsupportedBlockSize(bs));
     }
     let device_blocks = dev.block_count();
     if device_blocks < 2 {
-        return Err(MapError::DiskTruncated { ddm_blocks: 2, device_blocks }.into());
+        return Err(MapError::DiskTruncated {
+            ddm_blocks: 2,
+            device_blocks,
+        }
+        .into());
     }
     let mut block = vec![0u8; bs as usize];
     dev.read_blocks(0, &mut block)?;
@@ -142,14 +156,22 @@ pub fn read_map<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<PartitionMap, Ap
     dev.read_blocks(1, &mut block)?;
     let first = PartitionEntry::read(&block).expect("block is 512+ bytes");
     if first.sig.get() != PM_SIGNATURE {
-        return Err(MapError::MissingMapEntry { block: 1, found: first.sig.get() }.into());
+        return Err(MapError::MissingMapEntry {
+            block: 1,
+            found: first.sig.get(),
+        }
+        .into());
     }
     let count = first.map_block_count.get();
     if count == 0 {
         return Err(MapError::MapCountZero.into());
     }
     if count as u64 + 1 > disk {
-        return Err(MapError::MapBeyondDisk { map_count: count, disk_blocks: disk }.into());
+        return Err(MapError::MapBeyondDisk {
+            map_count: count,
+            disk_blocks: disk,
+        }
+        .into());
     }
     let mut partitions: Vec<PartitionInfo> = Vec::new();
     for b in 1..=count {
@@ -158,7 +180,11 @@ pub fn read_map<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<PartitionMap, Ap
         e.validate(b, count, disk)?;
         for p in &partitions {
             if p.entry.overlaps(&e) {
-                return Err(MapError::EntriesOverlap { first: p.map_block, second: b }.into());
+                return Err(MapError::EntriesOverlap {
+                    first: p.map_block,
+                    second: b,
+                }
+                .into());
             }
         }
         partitions.push(PartitionInfo {
@@ -176,7 +202,12 @@ pub fn read_map<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<PartitionMap, Ap
         .find(|p| p.kind == part_type::PARTITION_MAP)
         .ok_or(MapError::NoMapPartition)?;
     if map.start != 1 || map.blocks < count {
-        return Err(MapError::MapPartitionMismatch { start: map.start, count: map.blocks, map_count: count }.into());
+        return Err(MapError::MapPartitionMismatch {
+            start: map.start,
+            count: map.blocks,
+            map_count: count,
+        }
+        .into());
     }
     for d in ddm.descriptors() {
         if d.kind.get() != dd_type::MAC_SCSI {
@@ -198,7 +229,8 @@ pub fn read_map<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<PartitionMap, Ap
             .into());
         }
         if p.entry.driver_checksum_checked() {
-            let mut bytes = vec![0u8; (boot_size as u64).div_ceil(bs as u64) as usize * bs as usize];
+            let mut bytes =
+                vec![0u8; (boot_size as u64).div_ceil(bs as u64) as usize * bs as usize];
             dev.read_blocks(at as u64, &mut bytes)?;
             let computed = boot_checksum(&bytes[..boot_size as usize]);
             if p.entry.boot_checksum.get() != computed as u32 {
@@ -211,7 +243,12 @@ pub fn read_map<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<PartitionMap, Ap
             }
         }
     }
-    Ok(PartitionMap { block_size: bs, disk_blocks: ddm.block_count.get(), ddm, partitions })
+    Ok(PartitionMap {
+        block_size: bs,
+        disk_blocks: ddm.block_count.get(),
+        ddm,
+        partitions,
+    })
 }
 
 /// The size of one requested HFS partition.
@@ -249,7 +286,10 @@ impl<'a> Layout<'a> {
         Layout {
             driver,
             driver_slot_blocks: DEFAULT_DRIVER_SLOT_BLOCKS,
-            hfs: vec![HfsPartitionSpec { name: name.into(), size: PartSize::Rest }],
+            hfs: vec![HfsPartitionSpec {
+                name: name.into(),
+                size: PartSize::Rest,
+            }],
         }
     }
 }
@@ -257,14 +297,19 @@ impl<'a> Layout<'a> {
 /// Write block 0, the map and the driver (if any). Returns the map as written (as
 /// [`read_map`] would read it). The HFS partitions are not formatted here
 /// (see [`crate::hfs::format_volume`]).
-pub fn write_map<D: BlockDevice + ?Sized>(dev: &mut D, layout: &Layout<'_>) -> Result<PartitionMap, ApmError> {
+pub fn write_map<D: BlockDevice + ?Sized>(
+    dev: &mut D,
+    layout: &Layout<'_>,
+) -> Result<PartitionMap, ApmError> {
     let bs = dev.block_size();
-    if bs % 512 != 0 || bs == 0 {
+    if !bs.is_multiple_of(512) || bs == 0 {
         return Err(ApmError::UnsupportedBlockSize(bs));
     }
     let device_blocks = dev.block_count();
     if layout.hfs.is_empty() {
-        return Err(ApmError::BadPartitionRequest("at least one Apple_HFS partition is needed (the ROM looks for one)"));
+        return Err(ApmError::BadPartitionRequest(
+            "at least one Apple_HFS partition is needed (the ROM looks for one)",
+        ));
     }
     // map, driver, HFS..., free
     let entry_count = 2 + layout.hfs.len() + 1;
@@ -274,7 +319,10 @@ pub fn write_map<D: BlockDevice + ?Sized>(dev: &mut D, layout: &Layout<'_>) -> R
     let mut next = DRIVER_START_BLOCK as u64;
     if let Some(drv) = layout.driver {
         if drv.len() > MAX_DRIVER_BYTES {
-            return Err(ApmError::DriverTooLarge { bytes: drv.len(), max: MAX_DRIVER_BYTES });
+            return Err(ApmError::DriverTooLarge {
+                bytes: drv.len(),
+                max: MAX_DRIVER_BYTES,
+            });
         }
         let driver_blocks = (drv.len() as u64).div_ceil(bs as u64) as u32;
         next += driver_blocks.max(layout.driver_slot_blocks).max(1) as u64;
@@ -283,22 +331,37 @@ pub fn write_map<D: BlockDevice + ?Sized>(dev: &mut D, layout: &Layout<'_>) -> R
     let mut hfs_parts = Vec::new();
     for (i, spec) in layout.hfs.iter().enumerate() {
         let blocks = match spec.size {
-            PartSize::Blocks(0) => return Err(ApmError::BadPartitionRequest("an HFS partition of 0 blocks")),
+            PartSize::Blocks(0) => {
+                return Err(ApmError::BadPartitionRequest(
+                    "an HFS partition of 0 blocks",
+                ));
+            }
             PartSize::Blocks(n) => n as u64,
             PartSize::Rest if i + 1 == layout.hfs.len() => device_blocks.saturating_sub(next),
-            PartSize::Rest => return Err(ApmError::BadPartitionRequest("only the last partition can take the rest")),
+            PartSize::Rest => {
+                return Err(ApmError::BadPartitionRequest(
+                    "only the last partition can take the rest",
+                ));
+            }
         };
         if blocks == 0 {
-            return Err(ApmError::DiskSize { device_blocks, needed_blocks: next + 1 });
+            return Err(ApmError::DiskSize {
+                device_blocks,
+                needed_blocks: next + 1,
+            });
         }
         hfs_parts.push((next, blocks, spec.name.as_str()));
         next += blocks;
     }
     if next > device_blocks || device_blocks > u32::MAX as u64 {
-        return Err(ApmError::DiskSize { device_blocks, needed_blocks: next });
+        return Err(ApmError::DiskSize {
+            device_blocks,
+            needed_blocks: next,
+        });
     }
     let free = device_blocks - next;
-    let map_count = (1 + layout.driver.is_some() as u32) + hfs_parts.len() as u32 + (free > 0) as u32;
+    let map_count =
+        (1 + layout.driver.is_some() as u32) + hfs_parts.len() as u32 + (free > 0) as u32;
 
     let mut entries = Vec::new();
     let entry = |start: u64, count: u64, name: &str, kind: &str, st: u32| {
@@ -313,7 +376,13 @@ pub fn write_map<D: BlockDevice + ?Sized>(dev: &mut D, layout: &Layout<'_>) -> R
         e.status.set(st);
         e
     };
-    entries.push(entry(1, MAP_PARTITION_BLOCKS as u64, "Apple", part_type::PARTITION_MAP, status::MAP_PARTITION));
+    entries.push(entry(
+        1,
+        MAP_PARTITION_BLOCKS as u64,
+        "Apple",
+        part_type::PARTITION_MAP,
+        status::MAP_PARTITION,
+    ));
     if let Some(drv) = layout.driver {
         let mut e = entry(
             DRIVER_START_BLOCK as u64,
@@ -329,7 +398,13 @@ pub fn write_map<D: BlockDevice + ?Sized>(dev: &mut D, layout: &Layout<'_>) -> R
         entries.push(e);
     }
     for &(start, blocks, name) in &hfs_parts {
-        entries.push(entry(start, blocks, name, part_type::HFS, status::HFS_PARTITION));
+        entries.push(entry(
+            start,
+            blocks,
+            name,
+            part_type::HFS,
+            status::HFS_PARTITION,
+        ));
     }
     if free > 0 {
         entries.push(entry(next, free, "Extra", part_type::FREE, 0));
@@ -381,8 +456,11 @@ mod tests {
         let mut layout = Layout::single(Some(&drv), "MacOS");
         layout.hfs[0].size = PartSize::Blocks(10_000);
         let map = write_map(&mut d, &layout).unwrap();
-        let kinds: Vec<(&str, u32, u32, &str)> =
-            map.partitions.iter().map(|p| (p.kind.as_str(), p.start, p.blocks, p.name.as_str())).collect();
+        let kinds: Vec<(&str, u32, u32, &str)> = map
+            .partitions
+            .iter()
+            .map(|p| (p.kind.as_str(), p.start, p.blocks, p.name.as_str()))
+            .collect();
         assert_eq!(
             kinds,
             [
@@ -402,7 +480,10 @@ mod tests {
         assert_eq!(&drv_entry[4..8], &4u32.to_be_bytes());
         assert_eq!(&drv_entry[88..92], &0x37Fu32.to_be_bytes());
         assert_eq!(&drv_entry[96..100], &5000u32.to_be_bytes());
-        assert_eq!(&drv_entry[116..120], &(boot_checksum(&drv) as u32).to_be_bytes());
+        assert_eq!(
+            &drv_entry[116..120],
+            &(boot_checksum(&drv) as u32).to_be_bytes()
+        );
         assert_eq!(&drv_entry[120..126], b"68000\0");
         assert_eq!(&drv_entry[136..140], &[0, 1, 6, 0]);
         assert_eq!(&b[1536 + 88..1536 + 92], &0x4000_037Fu32.to_be_bytes());
@@ -421,7 +502,10 @@ mod tests {
         let too_big = vec![0; 70_000];
         assert_eq!(
             write_map(&mut d, &Layout::single(Some(&too_big), "V")),
-            Err(ApmError::DriverTooLarge { bytes: 70_000, max: 0xFFFF })
+            Err(ApmError::DriverTooLarge {
+                bytes: 70_000,
+                max: 0xFFFF
+            })
         );
     }
 
@@ -430,8 +514,14 @@ mod tests {
         let drv = driver();
         let mut layout = Layout::single(Some(&drv), "A");
         layout.hfs = vec![
-            HfsPartitionSpec { name: "A".into(), size: PartSize::Blocks(1000) },
-            HfsPartitionSpec { name: "B".into(), size: PartSize::Blocks(1000) },
+            HfsPartitionSpec {
+                name: "A".into(),
+                size: PartSize::Blocks(1000),
+            },
+            HfsPartitionSpec {
+                name: "B".into(),
+                size: PartSize::Blocks(1000),
+            },
         ];
         write_map(&mut d, &layout).unwrap();
         d
@@ -446,45 +536,79 @@ mod tests {
         let mut d = written();
         assert_eq!(read_map(&mut d).unwrap().partitions.len(), 5);
         d.as_bytes_mut()[0] = b'X';
-        assert!(matches!(read_map(&mut d), Err(ApmError::Map(MapError::NoDdmSignature { .. }))));
+        assert!(matches!(
+            read_map(&mut d),
+            Err(ApmError::Map(MapError::NoDdmSignature { .. }))
+        ));
 
         let mut d = written();
         d.as_bytes_mut()[2..4].copy_from_slice(&1024u16.to_be_bytes());
-        assert!(matches!(read_map(&mut d), Err(ApmError::Map(MapError::BadBlockSize { ddm: 1024, device: 512 }))));
+        assert!(matches!(
+            read_map(&mut d),
+            Err(ApmError::Map(MapError::BadBlockSize {
+                ddm: 1024,
+                device: 512
+            }))
+        ));
 
         let mut d = written();
         set32(&mut d, 3 * 512 + 4, 4);
         assert_eq!(
             read_map(&mut d),
-            Err(ApmError::Map(MapError::MapCountInconsistent { block: 3, first: 5, found: 4 }))
+            Err(ApmError::Map(MapError::MapCountInconsistent {
+                block: 3,
+                first: 5,
+                found: 4
+            }))
         );
 
         let mut d = written();
         d.as_bytes_mut()[4 * 512] = 0;
-        assert!(matches!(read_map(&mut d), Err(ApmError::Map(MapError::MissingMapEntry { block: 4, .. }))));
+        assert!(matches!(
+            read_map(&mut d),
+            Err(ApmError::Map(MapError::MissingMapEntry { block: 4, .. }))
+        ));
 
         let mut d = written();
         set32(&mut d, 4 * 512 + 8, 1000); // B starts inside A
-        assert_eq!(read_map(&mut d), Err(ApmError::Map(MapError::EntriesOverlap { first: 3, second: 4 })));
+        assert_eq!(
+            read_map(&mut d),
+            Err(ApmError::Map(MapError::EntriesOverlap {
+                first: 3,
+                second: 4
+            }))
+        );
 
         let mut d = written();
         set32(&mut d, 5 * 512 + 12, 5000);
-        assert!(matches!(read_map(&mut d), Err(ApmError::Map(MapError::EntryBeyondDisk { block: 5, .. }))));
+        assert!(matches!(
+            read_map(&mut d),
+            Err(ApmError::Map(MapError::EntryBeyondDisk { block: 5, .. }))
+        ));
 
         let mut d = written();
         d.as_bytes_mut()[64 * 512 + 17] ^= 1;
-        assert!(matches!(read_map(&mut d), Err(ApmError::Map(MapError::DriverChecksum { block: 2, .. }))));
+        assert!(matches!(
+            read_map(&mut d),
+            Err(ApmError::Map(MapError::DriverChecksum { block: 2, .. }))
+        ));
 
         let mut d = written();
         set32(&mut d, 18, 65); // ddBlock
-        assert_eq!(read_map(&mut d), Err(ApmError::Map(MapError::DriverNotInMap { block: 65 })));
+        assert_eq!(
+            read_map(&mut d),
+            Err(ApmError::Map(MapError::DriverNotInMap { block: 65 }))
+        );
 
         let d = written();
         let bytes = d.as_bytes()[..3000 * 512].to_vec();
         let mut t = MemDisk::from_bytes(bytes);
         assert_eq!(
             read_map(&mut t),
-            Err(ApmError::Map(MapError::DiskTruncated { ddm_blocks: 4000, device_blocks: 3000 }))
+            Err(ApmError::Map(MapError::DiskTruncated {
+                ddm_blocks: 4000,
+                device_blocks: 3000
+            }))
         );
 
         let mut d = written();
@@ -493,7 +617,10 @@ mod tests {
         let mut d = written();
         d.as_bytes_mut()[512 + 48..512 + 80].fill(0);
         d.as_bytes_mut()[512 + 48..512 + 52].copy_from_slice(b"Nope");
-        assert_eq!(read_map(&mut d), Err(ApmError::Map(MapError::NoMapPartition)));
+        assert_eq!(
+            read_map(&mut d),
+            Err(ApmError::Map(MapError::NoMapPartition))
+        );
     }
 
     #[test]

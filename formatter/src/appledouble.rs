@@ -44,17 +44,27 @@ pub enum AppleDoubleError {
     BadMagic(u32),
     BadVersion(u32),
     /// An entry lies outside the file.
-    EntryOutOfRange { id: u32 },
+    EntryOutOfRange {
+        id: u32,
+    },
     TooShort,
 }
 
 impl fmt::Display for AppleDoubleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            AppleDoubleError::BadMagic(m) => write!(f, "not AppleSingle/AppleDouble (magic ${m:08X})"),
-            AppleDoubleError::BadVersion(v) => write!(f, "unsupported AppleSingle/AppleDouble version ${v:08X}"),
-            AppleDoubleError::EntryOutOfRange { id } => write!(f, "entry {id} lies outside the file"),
-            AppleDoubleError::TooShort => write!(f, "shorter than an AppleSingle/AppleDouble header"),
+            AppleDoubleError::BadMagic(m) => {
+                write!(f, "not AppleSingle/AppleDouble (magic ${m:08X})")
+            }
+            AppleDoubleError::BadVersion(v) => {
+                write!(f, "unsupported AppleSingle/AppleDouble version ${v:08X}")
+            }
+            AppleDoubleError::EntryOutOfRange { id } => {
+                write!(f, "entry {id} lies outside the file")
+            }
+            AppleDoubleError::TooShort => {
+                write!(f, "shorter than an AppleSingle/AppleDouble header")
+            }
         }
     }
 }
@@ -66,7 +76,8 @@ pub fn parse(bytes: &[u8]) -> Result<AppleDouble, AppleDoubleError> {
     if bytes.len() < 26 {
         return Err(AppleDoubleError::TooShort);
     }
-    let be32 = |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let be32 =
+        |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let magic = be32(0);
     let single = match magic {
         APPLE_SINGLE_MAGIC => true,
@@ -80,7 +91,10 @@ pub fn parse(bytes: &[u8]) -> Result<AppleDouble, AppleDoubleError> {
     if bytes.len() < 26 + 12 * n {
         return Err(AppleDoubleError::TooShort);
     }
-    let mut out = AppleDouble { single, ..AppleDouble::default() };
+    let mut out = AppleDouble {
+        single,
+        ..AppleDouble::default()
+    };
     for i in 0..n {
         let at = 26 + 12 * i;
         let (id, off, len) = (be32(at), be32(at + 4) as usize, be32(at + 8) as usize);
@@ -138,8 +152,14 @@ mod tests {
         assert_eq!(ad.rsrc, b"hello");
         let mut bad = sample(APPLE_DOUBLE_MAGIC);
         bad.truncate(85);
-        assert_eq!(parse(&bad), Err(AppleDoubleError::EntryOutOfRange { id: 2 }));
-        assert_eq!(parse(&sample(0x1234)), Err(AppleDoubleError::BadMagic(0x1234)));
+        assert_eq!(
+            parse(&bad),
+            Err(AppleDoubleError::EntryOutOfRange { id: 2 })
+        );
+        assert_eq!(
+            parse(&sample(0x1234)),
+            Err(AppleDoubleError::BadMagic(0x1234))
+        );
         assert!(parse(&sample(APPLE_SINGLE_MAGIC)).unwrap().single);
     }
 }

@@ -10,7 +10,11 @@ use core::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DeviceError {
     /// The transfer would touch blocks past the end of the device.
-    OutOfRange { block: u64, blocks: u64, device_blocks: u64 },
+    OutOfRange {
+        block: u64,
+        blocks: u64,
+        device_blocks: u64,
+    },
     /// The buffer is not a whole number of blocks.
     Misaligned { len: usize, block_size: u32 },
     /// The host reported an error (message kept as text so the core stays `no_std`).
@@ -20,12 +24,19 @@ pub enum DeviceError {
 impl fmt::Display for DeviceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DeviceError::OutOfRange { block, blocks, device_blocks } => write!(
+            DeviceError::OutOfRange {
+                block,
+                blocks,
+                device_blocks,
+            } => write!(
                 f,
                 "transfer of {blocks} blocks at block {block} goes past the end of the {device_blocks}-block device"
             ),
             DeviceError::Misaligned { len, block_size } => {
-                write!(f, "transfer of {len} bytes is not a whole number of {block_size}-byte blocks")
+                write!(
+                    f,
+                    "transfer of {len} bytes is not a whole number of {block_size}-byte blocks"
+                )
             }
             DeviceError::Io(m) => write!(f, "I/O error: {m}"),
         }
@@ -76,14 +87,23 @@ impl<T: BlockDevice + ?Sized> BlockDevice for &mut T {
 
 /// Check a transfer of `len` bytes at `block` against a device's geometry; returns the block
 /// count.
-pub fn check_transfer(block: u64, len: usize, block_size: u32, device_blocks: u64) -> Result<u64, DeviceError> {
-    if len % block_size as usize != 0 {
+pub fn check_transfer(
+    block: u64,
+    len: usize,
+    block_size: u32,
+    device_blocks: u64,
+) -> Result<u64, DeviceError> {
+    if !len.is_multiple_of(block_size as usize) {
         return Err(DeviceError::Misaligned { len, block_size });
     }
     let blocks = (len / block_size as usize) as u64;
     match block.checked_add(blocks) {
         Some(end) if end <= device_blocks => Ok(blocks),
-        _ => Err(DeviceError::OutOfRange { block, blocks, device_blocks }),
+        _ => Err(DeviceError::OutOfRange {
+            block,
+            blocks,
+            device_blocks,
+        }),
     }
 }
 
@@ -101,14 +121,23 @@ impl MemDisk {
     }
     /// A zero-filled disk with another block size (a multiple of 512).
     pub fn with_block_size(blocks: u64, block_size: u32) -> Self {
-        assert!(block_size >= 512 && block_size % 512 == 0, "block size must be a multiple of 512");
-        MemDisk { data: vec![0; (blocks * block_size as u64) as usize], block_size }
+        assert!(
+            block_size >= 512 && block_size.is_multiple_of(512),
+            "block size must be a multiple of 512"
+        );
+        MemDisk {
+            data: vec![0; (blocks * block_size as u64) as usize],
+            block_size,
+        }
     }
     /// A disk over existing bytes (length rounded down to whole 512-byte blocks).
     pub fn from_bytes(mut data: Vec<u8>) -> Self {
         let len = data.len() / 512 * 512;
         data.truncate(len);
-        MemDisk { data, block_size: 512 }
+        MemDisk {
+            data,
+            block_size: 512,
+        }
     }
     /// The disk's bytes.
     pub fn as_bytes(&self) -> &[u8] {
@@ -160,7 +189,11 @@ impl<D: BlockDevice> Region<D> {
         check_transfer(first, 0, dev.block_size(), dev.block_count())?;
         match first.checked_add(blocks) {
             Some(end) if end <= dev.block_count() => Ok(Region { dev, first, blocks }),
-            _ => Err(DeviceError::OutOfRange { block: first, blocks, device_blocks: dev.block_count() }),
+            _ => Err(DeviceError::OutOfRange {
+                block: first,
+                blocks,
+                device_blocks: dev.block_count(),
+            }),
         }
     }
     /// The first block of the window on the underlying device.
@@ -194,13 +227,19 @@ impl<D: BlockDevice> BlockDevice for Region<D> {
 }
 
 /// Read `buf.len()` bytes at byte `offset` of the device (any alignment).
-pub fn read_bytes<D: BlockDevice + ?Sized>(dev: &mut D, offset: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
+pub fn read_bytes<D: BlockDevice + ?Sized>(
+    dev: &mut D,
+    offset: u64,
+    buf: &mut [u8],
+) -> Result<(), DeviceError> {
     let bs = dev.block_size() as u64;
-    let end = offset.checked_add(buf.len() as u64).ok_or(DeviceError::OutOfRange {
-        block: offset / bs,
-        blocks: u64::MAX,
-        device_blocks: dev.block_count(),
-    })?;
+    let end = offset
+        .checked_add(buf.len() as u64)
+        .ok_or(DeviceError::OutOfRange {
+            block: offset / bs,
+            blocks: u64::MAX,
+            device_blocks: dev.block_count(),
+        })?;
     if end > dev.size_bytes() {
         return Err(DeviceError::OutOfRange {
             block: offset / bs,
@@ -208,7 +247,7 @@ pub fn read_bytes<D: BlockDevice + ?Sized>(dev: &mut D, offset: u64, buf: &mut [
             device_blocks: dev.block_count(),
         });
     }
-    if offset % bs == 0 && buf.len() as u64 % bs == 0 {
+    if offset.is_multiple_of(bs) && (buf.len() as u64).is_multiple_of(bs) {
         return dev.read_blocks(offset / bs, buf);
     }
     let first = offset / bs;
@@ -222,9 +261,13 @@ pub fn read_bytes<D: BlockDevice + ?Sized>(dev: &mut D, offset: u64, buf: &mut [
 
 /// Write `buf` at byte `offset` of the device (any alignment; partial blocks are read,
 /// modified and written back).
-pub fn write_bytes<D: BlockDevice + ?Sized>(dev: &mut D, offset: u64, buf: &[u8]) -> Result<(), DeviceError> {
+pub fn write_bytes<D: BlockDevice + ?Sized>(
+    dev: &mut D,
+    offset: u64,
+    buf: &[u8],
+) -> Result<(), DeviceError> {
     let bs = dev.block_size() as u64;
-    let end = offset.checked_add(buf.len() as u64).unwrap_or(u64::MAX);
+    let end = offset.saturating_add(buf.len() as u64);
     if end > dev.size_bytes() {
         return Err(DeviceError::OutOfRange {
             block: offset / bs,
@@ -232,7 +275,7 @@ pub fn write_bytes<D: BlockDevice + ?Sized>(dev: &mut D, offset: u64, buf: &[u8]
             device_blocks: dev.block_count(),
         });
     }
-    if offset % bs == 0 && buf.len() as u64 % bs == 0 {
+    if offset.is_multiple_of(bs) && (buf.len() as u64).is_multiple_of(bs) {
         return dev.write_blocks(offset / bs, buf);
     }
     let first = offset / bs;
@@ -245,7 +288,11 @@ pub fn write_bytes<D: BlockDevice + ?Sized>(dev: &mut D, offset: u64, buf: &[u8]
 }
 
 /// Write `len` zero bytes at byte `offset`, in bounded chunks.
-pub fn zero_bytes<D: BlockDevice + ?Sized>(dev: &mut D, offset: u64, len: u64) -> Result<(), DeviceError> {
+pub fn zero_bytes<D: BlockDevice + ?Sized>(
+    dev: &mut D,
+    offset: u64,
+    len: u64,
+) -> Result<(), DeviceError> {
     const CHUNK: u64 = 64 * 1024;
     let zeros = vec![0u8; CHUNK.min(len) as usize];
     let mut done = 0;
@@ -267,9 +314,18 @@ mod tests {
         assert_eq!(d.block_count(), 4);
         let mut b = [0u8; 512];
         assert!(d.read_blocks(3, &mut b).is_ok());
-        assert!(matches!(d.read_blocks(4, &mut b), Err(DeviceError::OutOfRange { .. })));
-        assert!(matches!(d.read_blocks(0, &mut b[..100]), Err(DeviceError::Misaligned { .. })));
-        assert!(matches!(d.write_blocks(u64::MAX, &b), Err(DeviceError::OutOfRange { .. })));
+        assert!(matches!(
+            d.read_blocks(4, &mut b),
+            Err(DeviceError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            d.read_blocks(0, &mut b[..100]),
+            Err(DeviceError::Misaligned { .. })
+        ));
+        assert!(matches!(
+            d.write_blocks(u64::MAX, &b),
+            Err(DeviceError::OutOfRange { .. })
+        ));
     }
 
     #[test]

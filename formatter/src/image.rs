@@ -23,9 +23,18 @@ impl ImageFile {
     /// Create (or replace) a sparse image of `bytes` bytes (rounded down to 512-byte blocks).
     pub fn create(path: &Path, bytes: u64) -> io::Result<Self> {
         let blocks = bytes / 512;
-        let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
         file.set_len(blocks * 512)?;
-        Ok(ImageFile { file, blocks, block_size: 512 })
+        Ok(ImageFile {
+            file,
+            blocks,
+            block_size: 512,
+        })
     }
 
     /// Open an existing image file or raw block device for reading and writing, without
@@ -42,8 +51,11 @@ impl ImageFile {
 
     /// Open with a block size other than 512 (a multiple of 512).
     pub fn open_with(path: &Path, write: bool, block_size: u32) -> io::Result<Self> {
-        if block_size < 512 || block_size % 512 != 0 {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "block size must be a multiple of 512"));
+        if block_size < 512 || !block_size.is_multiple_of(512) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "block size must be a multiple of 512",
+            ));
         }
         let meta = std::fs::metadata(path)?;
         let ft = meta.file_type();
@@ -54,12 +66,19 @@ impl ImageFile {
         if !ft.is_file() && !is_block {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                std::format!("{} is neither a regular file nor a block device", path.display()),
+                std::format!(
+                    "{} is neither a regular file nor a block device",
+                    path.display()
+                ),
             ));
         }
         let mut file = OpenOptions::new().read(true).write(write).open(path)?;
         let len = file.seek(SeekFrom::End(0))?;
-        Ok(ImageFile { file, blocks: len / block_size as u64, block_size })
+        Ok(ImageFile {
+            file,
+            blocks: len / block_size as u64,
+            block_size,
+        })
     }
 }
 
@@ -72,12 +91,16 @@ impl BlockDevice for ImageFile {
     }
     fn read_blocks(&mut self, block: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
         check_transfer(block, buf.len(), self.block_size, self.blocks)?;
-        self.file.seek(SeekFrom::Start(block * self.block_size as u64)).map_err(io_err)?;
+        self.file
+            .seek(SeekFrom::Start(block * self.block_size as u64))
+            .map_err(io_err)?;
         self.file.read_exact(buf).map_err(io_err)
     }
     fn write_blocks(&mut self, block: u64, buf: &[u8]) -> Result<(), DeviceError> {
         check_transfer(block, buf.len(), self.block_size, self.blocks)?;
-        self.file.seek(SeekFrom::Start(block * self.block_size as u64)).map_err(io_err)?;
+        self.file
+            .seek(SeekFrom::Start(block * self.block_size as u64))
+            .map_err(io_err)?;
         self.file.write_all(buf).map_err(io_err)
     }
     fn flush(&mut self) -> Result<(), DeviceError> {
@@ -105,7 +128,10 @@ mod tests {
         let mut b = [0; 512];
         img.read_blocks(2047, &mut b).unwrap();
         assert_eq!(b, [7; 512]);
-        assert!(ImageFile::open(&dir).is_err(), "a directory must be refused");
+        assert!(
+            ImageFile::open(&dir).is_err(),
+            "a directory must be refused"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -13,9 +13,9 @@ pub mod apm;
 pub mod appledouble;
 pub mod device;
 pub mod hfs;
-pub mod macbinary;
-pub mod macroman;
 #[cfg(feature = "std")]
 pub mod image;
+pub mod macbinary;
+pub mod macroman;
 
 pub use device::{BlockDevice, DeviceError, MemDisk, Region};

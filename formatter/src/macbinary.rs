@@ -31,9 +31,15 @@ pub enum MacBinaryError {
     NotMacBinary,
     BadNameLength(u8),
     /// The header CRC does not match (MacBinary I files have none and are refused).
-    BadCrc { stored: u16, computed: u16 },
+    BadCrc {
+        stored: u16,
+        computed: u16,
+    },
     /// The forks run past the end of the input.
-    Truncated { need: u64, have: u64 },
+    Truncated {
+        need: u64,
+        have: u64,
+    },
     /// The file needs a newer reader (byte 123 > 129).
     TooNew(u8),
 }
@@ -42,12 +48,20 @@ impl fmt::Display for MacBinaryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MacBinaryError::TooShort => write!(f, "shorter than a MacBinary header"),
-            MacBinaryError::NotMacBinary => write!(f, "not MacBinary (bytes 0, 74 and 82 must be zero)"),
+            MacBinaryError::NotMacBinary => {
+                write!(f, "not MacBinary (bytes 0, 74 and 82 must be zero)")
+            }
             MacBinaryError::BadNameLength(n) => write!(f, "not MacBinary (name length {n})"),
             MacBinaryError::BadCrc { stored, computed } => {
-                write!(f, "MacBinary header CRC is ${stored:04X}, computed ${computed:04X}")
+                write!(
+                    f,
+                    "MacBinary header CRC is ${stored:04X}, computed ${computed:04X}"
+                )
             }
-            MacBinaryError::Truncated { need, have } => write!(f, "MacBinary file truncated: {need} bytes needed, {have} present"),
+            MacBinaryError::Truncated { need, have } => write!(
+                f,
+                "MacBinary file truncated: {need} bytes needed, {have} present"
+            ),
             MacBinaryError::TooNew(v) => write!(f, "MacBinary file needs reader version {v}"),
         }
     }
@@ -61,7 +75,11 @@ pub fn crc16_xmodem(bytes: &[u8]) -> u16 {
     for &b in bytes {
         crc ^= (b as u16) << 8;
         for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 { (crc << 1) ^ 0x1021 } else { crc << 1 };
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
         }
     }
     crc
@@ -107,7 +125,10 @@ pub fn parse(bytes: &[u8]) -> Result<MacFile, MacBinaryError> {
     let rsrc_at = data_at + dlen.div_ceil(128) * 128;
     let need = rsrc_at + rlen;
     if need > bytes.len() as u64 {
-        return Err(MacBinaryError::Truncated { need, have: bytes.len() as u64 });
+        return Err(MacBinaryError::Truncated {
+            need,
+            have: bytes.len() as u64,
+        });
     }
     Ok(MacFile {
         name: h[2..2 + n as usize].to_vec(),
@@ -185,7 +206,10 @@ mod tests {
         let mut bad = bytes.clone();
         bad[10] ^= 1;
         assert!(matches!(parse(&bad), Err(MacBinaryError::BadCrc { .. })));
-        assert!(matches!(parse(&bytes[..514]), Err(MacBinaryError::Truncated { .. })));
+        assert!(matches!(
+            parse(&bytes[..514]),
+            Err(MacBinaryError::Truncated { .. })
+        ));
         assert_eq!(parse(&bytes[..100]), Err(MacBinaryError::TooShort));
         let mut bad = bytes;
         bad[0] = 1;

@@ -20,5 +20,9 @@ pub fn lossy(bytes: &[u8]) -> String {
 /// Text to Mac Roman bytes: printable ASCII only (the encoding of the other 128 characters is
 /// left to the caller, who can pass raw bytes instead).
 pub fn from_ascii(text: &str) -> Option<alloc::vec::Vec<u8>> {
-    if text.bytes().all(|b| (0x20..0x7F).contains(&b)) { Some(text.as_bytes().into()) } else { None }
+    if text.bytes().all(|b| (0x20..0x7F).contains(&b)) {
+        Some(text.as_bytes().into())
+    } else {
+        None
+    }
 }

@@ -1,7 +1,8 @@
 //! HFS volumes: format, add, list, read, check, on memory disks.
 
 use ferrite_formatter::hfs::{
-    self, EntryKind, Fork, FormatOptions, HfsError, NewFile, NewFolder, Volume, check_volume, format_volume,
+    self, EntryKind, Fork, FormatOptions, HfsError, NewFile, NewFolder, Volume, check_volume,
+    format_volume,
 };
 use ferrite_formatter::{BlockDevice, MemDisk};
 
@@ -68,13 +69,32 @@ fn add_files_and_folders_then_read_them_back() {
     let rsrc = vec![0x5A; 700];
     let id = v.add_file(2, &file(b"Hello", &data, &rsrc)).unwrap();
     assert_eq!(id, 16);
-    let apps = v.create_folder(2, &NewFolder { name: b"Apps", created: T0, modified: T0 }).unwrap();
+    let apps = v
+        .create_folder(
+            2,
+            &NewFolder {
+                name: b"Apps",
+                created: T0,
+                modified: T0,
+            },
+        )
+        .unwrap();
     let deep = v.make_folders(&[b"Apps", b"Deep", b"Deeper"], T0).unwrap();
     v.add_file(deep, &file(b"Empty", b"", b"")).unwrap();
-    v.add_file(apps, &file(b"OnlyRsrc", b"", b"resource!")).unwrap();
-    assert!(matches!(v.add_file(2, &file(b"HELLO", b"x", b"")), Err(HfsError::Exists(_))));
-    assert!(matches!(v.add_file(99, &file(b"x", b"x", b"")), Err(HfsError::NotFound(_))));
-    assert!(matches!(v.add_file(2, &file(b"a:b", b"x", b"")), Err(HfsError::BadName(_))));
+    v.add_file(apps, &file(b"OnlyRsrc", b"", b"resource!"))
+        .unwrap();
+    assert!(matches!(
+        v.add_file(2, &file(b"HELLO", b"x", b"")),
+        Err(HfsError::Exists(_))
+    ));
+    assert!(matches!(
+        v.add_file(99, &file(b"x", b"x", b"")),
+        Err(HfsError::NotFound(_))
+    ));
+    assert!(matches!(
+        v.add_file(2, &file(b"a:b", b"x", b"")),
+        Err(HfsError::BadName(_))
+    ));
     v.flush().unwrap();
     let d = v.into_device();
 
@@ -87,8 +107,18 @@ fn add_files_and_folders_then_read_them_back() {
     assert_eq!(v.mdb().nm_rt_dirs.get(), 1);
     let hello = v.lookup_path(&[b"hello"]).unwrap();
     match hello.kind {
-        EntryKind::File { file_type, creator, finder_flags, data_len, rsrc_len, .. } => {
-            assert_eq!((&file_type, &creator, finder_flags, data_len, rsrc_len), (b"TEXT", b"ttxt", 0x0100, 3000, 700));
+        EntryKind::File {
+            file_type,
+            creator,
+            finder_flags,
+            data_len,
+            rsrc_len,
+            ..
+        } => {
+            assert_eq!(
+                (&file_type, &creator, finder_flags, data_len, rsrc_len),
+                (b"TEXT", b"ttxt", 0x0100, 3000, 700)
+            );
         }
         _ => panic!("not a file"),
     }
@@ -97,8 +127,27 @@ fn add_files_and_folders_then_read_them_back() {
     let only = v.lookup_path(&[b"Apps", b"OnlyRsrc"]).unwrap();
     assert_eq!(v.read_fork(&only, Fork::Resource).unwrap(), b"resource!");
     assert!(v.read_fork(&only, Fork::Data).unwrap().is_empty());
-    let names: Vec<String> = v.walk().iter().map(|(p, _)| p.iter().map(|n| String::from_utf8_lossy(n)).collect::<Vec<_>>().join(":")).collect();
-    assert_eq!(names, ["Apps", "Apps:Deep", "Apps:Deep:Deeper", "Apps:Deep:Deeper:Empty", "Apps:OnlyRsrc", "Hello"]);
+    let names: Vec<String> = v
+        .walk()
+        .iter()
+        .map(|(p, _)| {
+            p.iter()
+                .map(|n| String::from_utf8_lossy(n))
+                .collect::<Vec<_>>()
+                .join(":")
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Apps",
+            "Apps:Deep",
+            "Apps:Deep:Deeper",
+            "Apps:Deep:Deeper:Empty",
+            "Apps:OnlyRsrc",
+            "Hello"
+        ]
+    );
     assert_eq!(v.root().unwrap().kind, EntryKind::Folder { valence: 2 });
 }
 
@@ -113,7 +162,8 @@ fn many_files_split_the_catalog_and_grow_it() {
     for i in 0..40u32 {
         let name = format!("File number {i:03}");
         let body = format!("contents of {i}");
-        v.add_file(2, &file(name.as_bytes(), body.as_bytes(), b"")).unwrap();
+        v.add_file(2, &file(name.as_bytes(), body.as_bytes(), b""))
+            .unwrap();
     }
     v.flush().unwrap();
     let d = v.into_device();
@@ -132,7 +182,10 @@ fn full_and_fragmented_volumes_fail_cleanly() {
     let mut v = Volume::open(d).unwrap();
     let free = v.info().free_blocks as usize;
     let big = vec![1u8; (free + 1) * 512];
-    assert!(matches!(v.add_file(2, &file(b"Big", &big, b"")), Err(HfsError::DiskFull { .. })));
+    assert!(matches!(
+        v.add_file(2, &file(b"Big", &big, b"")),
+        Err(HfsError::DiskFull { .. })
+    ));
     // Nothing changed.
     assert_eq!(v.info().free_blocks as usize, free);
     // Fragment: fill with one-block files, then free every other... (no delete): fill and
@@ -141,7 +194,10 @@ fn full_and_fragmented_volumes_fail_cleanly() {
     v.add_file(2, &file(b"A", &a, b"")).unwrap();
     let rest = v.info().free_blocks as usize;
     let too = vec![3u8; (rest + 1) * 512];
-    assert!(matches!(v.add_file(2, &file(b"B", &too, b"")), Err(HfsError::DiskFull { .. })));
+    assert!(matches!(
+        v.add_file(2, &file(b"B", &too, b"")),
+        Err(HfsError::DiskFull { .. })
+    ));
     v.flush().unwrap();
     let report = check_volume(v.into_device()).unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
@@ -156,7 +212,10 @@ fn boot_blocks_and_limits() {
     assert_eq!(format_volume(&mut d, &o), Err(HfsError::BadBootBlocks));
     bb[0..2].copy_from_slice(b"LK");
     bb[100] = 9;
-    let o = FormatOptions { boot_blocks: Some(&bb), ..FormatOptions::new(b"Boot", T0) };
+    let o = FormatOptions {
+        boot_blocks: Some(&bb),
+        ..FormatOptions::new(b"Boot", T0)
+    };
     format_volume(&mut d, &o).unwrap();
     assert_eq!(&d.as_bytes()[..1024], &bb);
     assert!(matches!(
@@ -164,7 +223,10 @@ fn boot_blocks_and_limits() {
         Err(HfsError::VolumeSize { sectors: 799 })
     ));
     assert!(matches!(
-        format_volume(&mut MemDisk::new(1000), &FormatOptions::new(b"a name that is too long here", T0)),
+        format_volume(
+            &mut MemDisk::new(1000),
+            &FormatOptions::new(b"a name that is too long here", T0)
+        ),
         Err(HfsError::BadName(_))
     ));
     assert_eq!(hfs::mac_time_from_unix(0), 2_082_844_800);

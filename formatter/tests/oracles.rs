@@ -4,7 +4,9 @@
 //! fail (never skip) when run with `--include-ignored` on a machine without them.
 
 use ferrite_formatter::apm::{HfsPartitionSpec, Layout, PartSize, read_map, write_map};
-use ferrite_formatter::hfs::{EntryKind, Fork, FormatOptions, NewFile, Volume, check_volume, format_volume};
+use ferrite_formatter::hfs::{
+    EntryKind, Fork, FormatOptions, NewFile, Volume, check_volume, format_volume,
+};
 use ferrite_formatter::image::ImageFile;
 use ferrite_formatter::{BlockDevice, Region, macbinary};
 use std::path::{Path, PathBuf};
@@ -18,7 +20,8 @@ struct Scratch(PathBuf);
 
 impl Scratch {
     fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("ferrite-oracle-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("ferrite-oracle-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Scratch(dir)
@@ -55,8 +58,15 @@ impl Drop for Scratch {
 }
 
 fn need_machfs(s: &Scratch) {
-    let ok = Command::new("python3").args(["-c", "import machfs"]).output().map(|o| o.status.success()).unwrap_or(false);
-    assert!(ok, "Python module machfs is missing: run `cargo xtask setup` (installs parted, hfsutils and machfs)");
+    let ok = Command::new("python3")
+        .args(["-c", "import machfs"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "Python module machfs is missing: run `cargo xtask setup` (installs parted, hfsutils and machfs)"
+    );
     let _ = s;
 }
 
@@ -145,14 +155,23 @@ fn partitioned_image(s: &Scratch) -> PathBuf {
         driver: Some(&driver),
         driver_slot_blocks: 32,
         hfs: vec![
-            HfsPartitionSpec { name: "MacOS".into(), size: PartSize::Blocks(40_000) },
-            HfsPartitionSpec { name: "Data".into(), size: PartSize::Blocks(20_000) },
+            HfsPartitionSpec {
+                name: "MacOS".into(),
+                size: PartSize::Blocks(40_000),
+            },
+            HfsPartitionSpec {
+                name: "Data".into(),
+                size: PartSize::Blocks(20_000),
+            },
         ],
     };
     let map = write_map(&mut img, &layout).unwrap();
     let parts: Vec<_> = map.hfs_partitions().cloned().collect();
     for (p, name) in parts.iter().zip([&b"Ferrite HD"[..], b"Second"]) {
-        fill(Region::new(&mut img, p.start as u64, p.blocks as u64).unwrap(), name);
+        fill(
+            Region::new(&mut img, p.start as u64, p.blocks as u64).unwrap(),
+            name,
+        );
     }
     path
 }
@@ -162,7 +181,10 @@ fn partitioned_image(s: &Scratch) -> PathBuf {
 fn parted_lists_our_partitions() {
     let s = Scratch::new("parted");
     let img = partitioned_image(&s);
-    let out = s.run("parted", &["-m", "-s", img.to_str().unwrap(), "unit", "s", "print"]);
+    let out = s.run(
+        "parted",
+        &["-m", "-s", img.to_str().unwrap(), "unit", "s", "print"],
+    );
     let lines: Vec<&str> = out.lines().skip(2).collect();
     assert_eq!(
         lines,
@@ -175,9 +197,30 @@ fn parted_lists_our_partitions() {
         "parted printed:\n{out}"
     );
     // parted shows the Apple_Free "Extra" entry as free space, not as a partition.
-    let free = s.run("parted", &["-m", "-s", img.to_str().unwrap(), "unit", "s", "print", "free"]);
-    assert!(free.lines().any(|l| l.ends_with(":60096s:81919s:21824s:free;")), "parted printed:\n{free}");
-    assert!(out.lines().nth(1).unwrap().contains(":81920s:file:512:512:mac:"), "{out}");
+    let free = s.run(
+        "parted",
+        &[
+            "-m",
+            "-s",
+            img.to_str().unwrap(),
+            "unit",
+            "s",
+            "print",
+            "free",
+        ],
+    );
+    assert!(
+        free.lines()
+            .any(|l| l.ends_with(":60096s:81919s:21824s:free;")),
+        "parted printed:\n{free}"
+    );
+    assert!(
+        out.lines()
+            .nth(1)
+            .unwrap()
+            .contains(":81920s:file:512:512:mac:"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -192,10 +235,26 @@ fn hfsutils_lists_and_extracts_our_files() {
         let listing = s.run("hls", &["-laR"]);
         for smp in samples() {
             let name = std::str::from_utf8(smp.name).unwrap();
-            let tc = format!("{}/{}", String::from_utf8_lossy(&smp.file_type), String::from_utf8_lossy(&smp.creator));
-            let line = listing.lines().find(|l| l.ends_with(name)).unwrap_or_else(|| panic!("{name} not listed:\n{listing}"));
+            let tc = format!(
+                "{}/{}",
+                String::from_utf8_lossy(&smp.file_type),
+                String::from_utf8_lossy(&smp.creator)
+            );
+            let line = listing
+                .lines()
+                .find(|l| l.ends_with(name))
+                .unwrap_or_else(|| panic!("{name} not listed:\n{listing}"));
             let cols: Vec<&str> = line.split_whitespace().collect();
-            assert_eq!(&cols[..4], ["f", &tc, &smp.rsrc.len().to_string(), &smp.data.len().to_string()], "{line}");
+            assert_eq!(
+                &cols[..4],
+                [
+                    "f",
+                    &tc,
+                    &smp.rsrc.len().to_string(),
+                    &smp.data.len().to_string()
+                ],
+                "{line}"
+            );
             // MacBinary out of hcopy -m: both forks, type, creator, flags.
             s.run("hcopy", &["-m", &hfs_path(&smp), "out.bin"]);
             let mb = macbinary::parse(&std::fs::read(s.path("out.bin")).unwrap()).unwrap();
@@ -222,7 +281,9 @@ fn hfsutils_lists_and_extracts_our_files() {
     assert!(report.is_clean(), "{:?}", report.problems);
     let mut v = Volume::open(r).unwrap();
     let e = v.lookup_path(&[b"Read Me"]).unwrap();
-    assert!(matches!(e.kind, EntryKind::File { file_type: t, creator: c, .. } if &t == b"ttro" && &c == b"R*ch"));
+    assert!(
+        matches!(e.kind, EntryKind::File { file_type: t, creator: c, .. } if &t == b"ttro" && &c == b"R*ch")
+    );
     let e = v.lookup_path(&[b"Apps", b"From hcopy"]).unwrap();
     assert_eq!(v.read_fork(&e, Fork::Data).unwrap(), b"written by hcopy\n");
 }
@@ -265,7 +326,10 @@ fn machfs_reads_our_bare_volume() {
     let mut got: Vec<String> = out.lines().map(|l| l.trim_end().to_string()).collect();
     got.sort();
     expect.sort();
-    let expect: Vec<String> = expect.into_iter().map(|l| l.trim_end().to_string()).collect();
+    let expect: Vec<String> = expect
+        .into_iter()
+        .map(|l| l.trim_end().to_string())
+        .collect();
     assert_eq!(got, expect, "machfs printed:\n{out}");
 }
 
@@ -305,7 +369,12 @@ fn assert_samples_readable<D: BlockDevice>(dev: D) {
         path.push(smp.name);
         let e = v.lookup_path(&path).unwrap();
         match e.kind {
-            EntryKind::File { file_type, creator, finder_flags, .. } => {
+            EntryKind::File {
+                file_type,
+                creator,
+                finder_flags,
+                ..
+            } => {
                 assert_eq!((file_type, creator), (smp.file_type, smp.creator));
                 // hcopy clears hasBeenInited (0x0100) when it copies a file in.
                 assert_eq!(finder_flags & 0xFE00, smp.flags & 0xFE00);
@@ -339,11 +408,19 @@ fn we_read_hformat_volumes() {
     let mut img = ImageFile::create(&ours, 16 << 20).unwrap();
     write_map(&mut img, &Layout::single(Some(&[0x4E, 0x75]), "MacOS")).unwrap();
     drop(img);
-    s.run("hformat", &["-l", "On Our Map", ours.to_str().unwrap(), "1"]);
+    s.run(
+        "hformat",
+        &["-l", "On Our Map", ours.to_str().unwrap(), "1"],
+    );
     hcopy_samples_in(&s);
     s.run("humount", &[]);
     let mut dev = ImageFile::open(&ours).unwrap();
-    let p = read_map(&mut dev).unwrap().hfs_partitions().next().unwrap().clone();
+    let p = read_map(&mut dev)
+        .unwrap()
+        .hfs_partitions()
+        .next()
+        .unwrap()
+        .clone();
     let mut r = Region::new(&mut dev, p.start as u64, p.blocks as u64).unwrap();
     assert!(check_volume(&mut r).unwrap().is_clean());
     assert_samples_readable(&mut r);
@@ -352,7 +429,20 @@ fn we_read_hformat_volumes() {
     // 3. hformat on a partition of a map written by parted.
     let pm = s.path("parted.img");
     ImageFile::create(&pm, 16 << 20).unwrap();
-    s.run("parted", &["-s", pm.to_str().unwrap(), "mklabel", "mac", "mkpart", "Vol", "hfs", "64s", "30000s"]);
+    s.run(
+        "parted",
+        &[
+            "-s",
+            pm.to_str().unwrap(),
+            "mklabel",
+            "mac",
+            "mkpart",
+            "Vol",
+            "hfs",
+            "64s",
+            "30000s",
+        ],
+    );
     s.run("hformat", &["-l", "On Parted", pm.to_str().unwrap(), "1"]);
     hcopy_samples_in(&s);
     s.run("humount", &[]);

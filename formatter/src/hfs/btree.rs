@@ -98,7 +98,9 @@ pub fn records(node: &NodeBuf) -> Result<Vec<&[u8]>, &'static str> {
     if 14 + 2 * (n + 1) > NODE_SIZE {
         return Err("more records than fit in a node");
     }
-    let off = |i: usize| u16::from_be_bytes([node[NODE_SIZE - 2 - 2 * i], node[NODE_SIZE - 1 - 2 * i]]) as usize;
+    let off = |i: usize| {
+        u16::from_be_bytes([node[NODE_SIZE - 2 - 2 * i], node[NODE_SIZE - 1 - 2 * i]]) as usize
+    };
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         let (a, b) = (off(i), off(i + 1));
@@ -139,7 +141,9 @@ pub fn fits(recs_len: usize, count: usize) -> bool {
 
 /// Number of map nodes a tree of `total` nodes needs.
 pub fn map_nodes_needed(total: u32) -> u32 {
-    total.saturating_sub(HEADER_MAP_NODES).div_ceil(MAP_NODE_NODES)
+    total
+        .saturating_sub(HEADER_MAP_NODES)
+        .div_ceil(MAP_NODE_NODES)
 }
 
 /// A tree laid out in memory: `(node number, bytes)` for every used node.
@@ -166,7 +170,10 @@ pub fn build(
     let mut level: Vec<(u32, Vec<u8>, Vec<Vec<u8>>)> = Vec::new();
     let mut cur: Vec<Vec<u8>> = Vec::new();
     let mut cur_len = 0;
-    let flush_into = |level: &mut Vec<(u32, Vec<u8>, Vec<Vec<u8>>)>, cur: &mut Vec<Vec<u8>>, next: &mut u32, key: Vec<u8>| {
+    let flush_into = |level: &mut Vec<(u32, Vec<u8>, Vec<Vec<u8>>)>,
+                      cur: &mut Vec<Vec<u8>>,
+                      next: &mut u32,
+                      key: Vec<u8>| {
         level.push((*next, key, core::mem::take(cur)));
         *next += 1;
     };
@@ -191,15 +198,16 @@ pub fn build(
         ..Header::default()
     };
     let mut height = 1u8;
-    let emit = |level: &[(u32, Vec<u8>, Vec<Vec<u8>>)], height: u8, nodes: &mut Vec<(u32, NodeBuf)>| {
-        for (i, (num, _, recs)) in level.iter().enumerate() {
-            let flink = level.get(i + 1).map_or(0, |n| n.0);
-            let blink = if i > 0 { level[i - 1].0 } else { 0 };
-            let refs: Vec<&[u8]> = recs.iter().map(|r| r.as_slice()).collect();
-            let k = if height == 1 { kind::LEAF } else { kind::INDEX };
-            nodes.push((*num, make_node(k, height, flink, blink, &refs)));
-        }
-    };
+    let emit =
+        |level: &[(u32, Vec<u8>, Vec<Vec<u8>>)], height: u8, nodes: &mut Vec<(u32, NodeBuf)>| {
+            for (i, (num, _, recs)) in level.iter().enumerate() {
+                let flink = level.get(i + 1).map_or(0, |n| n.0);
+                let blink = if i > 0 { level[i - 1].0 } else { 0 };
+                let refs: Vec<&[u8]> = recs.iter().map(|r| r.as_slice()).collect();
+                let k = if height == 1 { kind::LEAF } else { kind::INDEX };
+                nodes.push((*num, make_node(k, height, flink, blink, &refs)));
+            }
+        };
     if !level.is_empty() {
         header.first_leaf = level[0].0;
         header.last_leaf = level[level.len() - 1].0;
@@ -244,11 +252,17 @@ pub fn build(
     let hdr = header.bytes();
     let user = [0u8; 128];
     let first_map = if maps > 0 { 1 } else { 0 };
-    nodes.push((0, make_node(kind::HEADER, 0, first_map, 0, &[&hdr, &user, &bits[..256]])));
+    nodes.push((
+        0,
+        make_node(kind::HEADER, 0, first_map, 0, &[&hdr, &user, &bits[..256]]),
+    ));
     for m in 0..maps {
         let lo = 256 + (m * 492) as usize;
         let flink = if m + 1 < maps { m + 2 } else { 0 };
-        nodes.push((1 + m, make_node(kind::MAP, MAP_NODE_HEIGHT, flink, 0, &[&bits[lo..lo + 492]])));
+        nodes.push((
+            1 + m,
+            make_node(kind::MAP, MAP_NODE_HEIGHT, flink, 0, &[&bits[lo..lo + 492]]),
+        ));
     }
     nodes.sort_by_key(|n| n.0);
     Ok(Built { header, nodes })
@@ -269,7 +283,11 @@ impl TreeFile {
     }
 
     pub fn err(&self, node: u32, what: &'static str) -> HfsError {
-        HfsError::BadBTree { tree: self.name, node, what }
+        HfsError::BadBTree {
+            tree: self.name,
+            node,
+            what,
+        }
     }
 }
 
@@ -281,7 +299,10 @@ mod tests {
     fn node_round_trip_and_bad_offsets() {
         let n = make_node(kind::LEAF, 1, 5, 0, &[b"abcd", b"efghij"]);
         let d = descriptor(&n);
-        assert_eq!((d.flink, d.kind, d.height, d.records), (5, kind::LEAF, 1, 2));
+        assert_eq!(
+            (d.flink, d.kind, d.height, d.records),
+            (5, kind::LEAF, 1, 2)
+        );
         let r = records(&n).unwrap();
         assert_eq!(r, [&b"abcd"[..], &b"efghij"[..]]);
         assert_eq!(&n[506..512], &[0, 24, 0, 18, 0, 14]);
@@ -298,7 +319,10 @@ mod tests {
         let b = build(&[], &|r| r.to_vec(), 7, 8).unwrap();
         assert_eq!(b.nodes.len(), 1);
         let h = &b.nodes[0].1;
-        assert_eq!(&h[504..512], &[0x01, 0xF8, 0x00, 0xF8, 0x00, 0x78, 0x00, 0x0E]);
+        assert_eq!(
+            &h[504..512],
+            &[0x01, 0xF8, 0x00, 0xF8, 0x00, 0x78, 0x00, 0x0E]
+        );
         assert_eq!(h[0xF8], 0x80);
         assert_eq!(b.header.free_nodes, 7);
         assert_eq!((b.header.depth, b.header.root), (0, 0));

@@ -42,11 +42,16 @@ pub struct CatKey {
 
 impl CatKey {
     pub fn new(parent: u32, name: &[u8]) -> Self {
-        CatKey { parent, name: name.into() }
+        CatKey {
+            parent,
+            name: name.into(),
+        }
     }
     /// Catalog order: parent ID, then name through [`CHAR_ORDER`].
     pub fn cmp_mac(&self, other: &CatKey) -> Ordering {
-        self.parent.cmp(&other.parent).then_with(|| compare_names(&self.name, &other.name))
+        self.parent
+            .cmp(&other.parent)
+            .then_with(|| compare_names(&self.name, &other.name))
     }
     /// Leaf key bytes with the key length byte, padded form (libhfs/makehfs): the length
     /// counts the pad byte, so the key plus its length byte is even.
@@ -95,7 +100,19 @@ pub mod rec_type {
 }
 
 /// One extent: first allocation block and count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    FromBytes,
+    IntoBytes,
+    KnownLayout,
+    Immutable,
+    Unaligned,
+)]
 #[repr(C)]
 pub struct Extent {
     pub start: Be16,
@@ -104,7 +121,10 @@ pub struct Extent {
 
 impl Extent {
     pub fn new(start: u16, count: u16) -> Self {
-        Extent { start: start.into(), count: count.into() }
+        Extent {
+            start: start.into(),
+            count: count.into(),
+        }
     }
 }
 
@@ -112,7 +132,19 @@ impl Extent {
 pub type ExtentRecord = [Extent; 3];
 
 /// Finder info of a file (`FInfo`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    FromBytes,
+    IntoBytes,
+    KnownLayout,
+    Immutable,
+    Unaligned,
+)]
 #[repr(C)]
 pub struct FInfo {
     pub file_type: [u8; 4],
@@ -124,7 +156,9 @@ pub struct FInfo {
 }
 
 /// Folder record (70 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
 #[repr(C)]
 pub struct CatFolder {
     pub rec_type: u8,
@@ -141,7 +175,9 @@ pub struct CatFolder {
 }
 
 /// File record (102 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
 #[repr(C)]
 pub struct CatFile {
     pub rec_type: u8,
@@ -167,7 +203,9 @@ pub struct CatFile {
 }
 
 /// Thread record (46 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
 #[repr(C)]
 pub struct CatThread {
     pub rec_type: u8,
@@ -256,11 +294,15 @@ impl CatData {
     /// Parse record data (after the key).
     pub fn parse(data: &[u8]) -> Option<CatData> {
         match *data.first()? {
-            rec_type::FOLDER => CatFolder::read_from_prefix(data).ok().map(|(r, _)| CatData::Folder(r)),
-            rec_type::FILE => CatFile::read_from_prefix(data).ok().map(|(r, _)| CatData::File(r)),
-            rec_type::FOLDER_THREAD | rec_type::FILE_THREAD => {
-                CatThread::read_from_prefix(data).ok().map(|(r, _)| CatData::Thread(r))
-            }
+            rec_type::FOLDER => CatFolder::read_from_prefix(data)
+                .ok()
+                .map(|(r, _)| CatData::Folder(r)),
+            rec_type::FILE => CatFile::read_from_prefix(data)
+                .ok()
+                .map(|(r, _)| CatData::File(r)),
+            rec_type::FOLDER_THREAD | rec_type::FILE_THREAD => CatThread::read_from_prefix(data)
+                .ok()
+                .map(|(r, _)| CatData::Thread(r)),
             _ => None,
         }
     }

@@ -18,7 +18,10 @@ pub enum Owner {
     ExtentsFile,
     CatalogFile,
     /// File CNID and fork (false = data, true = resource).
-    Fork { file: u32, resource: bool },
+    Fork {
+        file: u32,
+        resource: bool,
+    },
 }
 
 /// One inconsistency.
@@ -33,19 +36,36 @@ pub enum Problem {
     /// A block marked in use belongs to nothing (first such block, how many).
     LeakedBlocks { first: u32, count: u32 },
     /// Two extents share a block.
-    Overlap { block: u32, first: Owner, second: Owner },
+    Overlap {
+        block: u32,
+        first: Owner,
+        second: Owner,
+    },
     /// A fork's extents are unusable (beyond the volume, too short...).
     BadFork { owner: Owner, what: &'static str },
     /// Physical length ≠ allocated blocks × block size, or logical > physical.
-    ForkLength { owner: Owner, logical: u32, physical: u32, allocated: u64 },
+    ForkLength {
+        owner: Owner,
+        logical: u32,
+        physical: u32,
+        allocated: u64,
+    },
     /// MDB counts disagree with the catalog.
-    Count { field: &'static str, mdb: u32, catalog: u32 },
+    Count {
+        field: &'static str,
+        mdb: u32,
+        catalog: u32,
+    },
     /// A CNID is ≥ `drNxtCNID`.
     CnidNotBelowNext { cnid: u32, next: u32 },
     /// The same CNID is used twice.
     DuplicateCnid(u32),
     /// A folder's valence disagrees with its contents.
-    Valence { folder: u32, recorded: u16, actual: u32 },
+    Valence {
+        folder: u32,
+        recorded: u16,
+        actual: u32,
+    },
     /// A folder has no thread record, or its thread names another key.
     FolderThread { folder: u32 },
     /// A file thread does not name the file's key.
@@ -55,7 +75,11 @@ pub enum Problem {
     /// The root folder record is missing or wrong.
     Root,
     /// A B*-tree structure problem.
-    Tree { tree: &'static str, node: u32, what: &'static str },
+    Tree {
+        tree: &'static str,
+        node: u32,
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -66,29 +90,64 @@ impl fmt::Display for Problem {
                 write!(f, "the MDB says {mdb} free blocks, the bitmap has {bitmap}")
             }
             Problem::UsedBlockMarkedFree { first, count } => {
-                write!(f, "{count} blocks in use are free in the bitmap (first: {first})")
+                write!(
+                    f,
+                    "{count} blocks in use are free in the bitmap (first: {first})"
+                )
             }
             Problem::LeakedBlocks { first, count } => {
-                write!(f, "{count} blocks are marked in use but belong to nothing (first: {first})")
+                write!(
+                    f,
+                    "{count} blocks are marked in use but belong to nothing (first: {first})"
+                )
             }
-            Problem::Overlap { block, first, second } => {
+            Problem::Overlap {
+                block,
+                first,
+                second,
+            } => {
                 write!(f, "block {block} belongs to both {first:?} and {second:?}")
             }
             Problem::BadFork { owner, what } => write!(f, "{owner:?}: {what}"),
-            Problem::ForkLength { owner, logical, physical, allocated } => write!(
+            Problem::ForkLength {
+                owner,
+                logical,
+                physical,
+                allocated,
+            } => write!(
                 f,
                 "{owner:?}: logical length {logical}, physical length {physical}, allocated {allocated} bytes"
             ),
-            Problem::Count { field, mdb, catalog } => {
-                write!(f, "{field} is {mdb} in the MDB but {catalog} in the catalog")
+            Problem::Count {
+                field,
+                mdb,
+                catalog,
+            } => {
+                write!(
+                    f,
+                    "{field} is {mdb} in the MDB but {catalog} in the catalog"
+                )
             }
-            Problem::CnidNotBelowNext { cnid, next } => write!(f, "CNID {cnid} is not below drNxtCNID {next}"),
+            Problem::CnidNotBelowNext { cnid, next } => {
+                write!(f, "CNID {cnid} is not below drNxtCNID {next}")
+            }
             Problem::DuplicateCnid(id) => write!(f, "CNID {id} is used twice"),
-            Problem::Valence { folder, recorded, actual } => {
-                write!(f, "folder {folder} has valence {recorded} but holds {actual} items")
+            Problem::Valence {
+                folder,
+                recorded,
+                actual,
+            } => {
+                write!(
+                    f,
+                    "folder {folder} has valence {recorded} but holds {actual} items"
+                )
             }
-            Problem::FolderThread { folder } => write!(f, "folder {folder} has no matching thread record"),
-            Problem::FileThread { file } => write!(f, "file {file}'s thread record does not match it"),
+            Problem::FolderThread { folder } => {
+                write!(f, "folder {folder} has no matching thread record")
+            }
+            Problem::FileThread { file } => {
+                write!(f, "file {file}'s thread record does not match it")
+            }
             Problem::Orphan { parent } => write!(f, "a record's parent {parent} is not a folder"),
             Problem::Root => write!(f, "the root folder record is missing or wrong"),
             Problem::Tree { tree, node, what } => write!(f, "{tree} B*-tree node {node}: {what}"),
@@ -139,7 +198,12 @@ pub fn check_volume<D: BlockDevice>(dev: D) -> Result<CheckReport, HfsError> {
     check_tree(&mut v, &ext_file, Tree::Extents, &mut problems)?;
     let (files, folders) = check_catalog(&v, &mut problems);
     let used_blocks = check_allocation(&v, &mut problems);
-    Ok(CheckReport { problems, files, folders, used_blocks })
+    Ok(CheckReport {
+        problems,
+        files,
+        folders,
+        used_blocks,
+    })
 }
 
 fn check_tree<D: BlockDevice>(
@@ -164,7 +228,10 @@ fn check_tree<D: BlockDevice>(
     let mut leaf_records = 0u32;
     if h.root == 0 {
         if h.depth != 0 || h.leaf_records != 0 || h.first_leaf != 0 || h.last_leaf != 0 {
-            bad(0, "empty tree (root 0) with nonzero depth, records or leaf links");
+            bad(
+                0,
+                "empty tree (root 0) with nonzero depth, records or leaf links",
+            );
         }
     } else {
         // (node, expected height, expected first key or none)
@@ -188,7 +255,11 @@ fn check_tree<D: BlockDevice>(
                     }
                 };
                 let d = btree::descriptor(&node);
-                let want_kind = if height == 1 { btree::kind::LEAF } else { btree::kind::INDEX };
+                let want_kind = if height == 1 {
+                    btree::kind::LEAF
+                } else {
+                    btree::kind::INDEX
+                };
                 if d.kind != want_kind || d.height as u16 != height {
                     bad(*n, "wrong node kind or height for its level");
                 }
@@ -211,16 +282,16 @@ fn check_tree<D: BlockDevice>(
                     bad(*n, "node has no records");
                     continue;
                 }
-                if let Some(k) = first_key {
-                    if key_cmp(t, k, recs[0]) != Some(Ordering::Equal) {
-                        bad(*n, "index key differs from the child's first key");
-                    }
+                if let Some(k) = first_key
+                    && key_cmp(t, k, recs[0]) != Some(Ordering::Equal)
+                {
+                    bad(*n, "index key differs from the child's first key");
                 }
                 for r in &recs {
-                    if let Some(p) = &prev_last_key {
-                        if key_cmp(t, p, r) != Some(Ordering::Less) {
-                            bad(*n, "keys out of order");
-                        }
+                    if let Some(p) = &prev_last_key
+                        && key_cmp(t, p, r) != Some(Ordering::Less)
+                    {
+                        bad(*n, "keys out of order");
                     }
                     prev_last_key = Some(r.to_vec());
                     if height > 1 {
@@ -228,8 +299,10 @@ fn check_tree<D: BlockDevice>(
                         let at = (klen + 1) & !1;
                         let at = if t == Tree::Catalog { klen } else { at };
                         match r.get(at..at + 4) {
-                            Some(p) => next_level
-                                .push((u32::from_be_bytes(p.try_into().unwrap_or_default()), Some(r[..klen].to_vec()))),
+                            Some(p) => next_level.push((
+                                u32::from_be_bytes(p.try_into().unwrap_or_default()),
+                                Some(r[..klen].to_vec()),
+                            )),
                             None => bad(*n, "short index record"),
                         }
                     }
@@ -243,7 +316,9 @@ fn check_tree<D: BlockDevice>(
             prev_last_key = None;
             height -= 1;
         }
-        if leaves_in_order.first() != Some(&h.first_leaf) || leaves_in_order.last() != Some(&h.last_leaf) {
+        if leaves_in_order.first() != Some(&h.first_leaf)
+            || leaves_in_order.last() != Some(&h.last_leaf)
+        {
             bad(0, "bthFNode/bthLNode do not name the first and last leaves");
         }
         if leaf_records != h.leaf_records {
@@ -256,7 +331,9 @@ fn check_tree<D: BlockDevice>(
     while m != 0 && hops <= file.nodes() {
         reached.push(m);
         match v.read_node(file, m) {
-            Ok(node) if btree::descriptor(&node).kind == btree::kind::MAP => m = btree::descriptor(&node).flink,
+            Ok(node) if btree::descriptor(&node).kind == btree::kind::MAP => {
+                m = btree::descriptor(&node).flink
+            }
             _ => {
                 bad(m, "map chain names a node that is not a map node");
                 break;
@@ -349,10 +426,14 @@ fn check_catalog<D: BlockDevice>(v: &Volume<D>, problems: &mut Vec<Problem>) -> 
         }
     }
     for (id, (i, children)) in &folders {
-        if let CatData::Folder(f) = &v.catalog[*i].1 {
-            if f.valence.get() as u32 != *children {
-                problems.push(Problem::Valence { folder: *id, recorded: f.valence.get(), actual: *children });
-            }
+        if let CatData::Folder(f) = &v.catalog[*i].1
+            && f.valence.get() as u32 != *children
+        {
+            problems.push(Problem::Valence {
+                folder: *id,
+                recorded: f.valence.get(),
+                actual: *children,
+            });
         }
         if find(&CatKey::new(*id, b"")).is_none() {
             problems.push(Problem::FolderThread { folder: *id });
@@ -366,7 +447,11 @@ fn check_catalog<D: BlockDevice>(v: &Volume<D>, problems: &mut Vec<Problem>) -> 
         ("drDirCnt", m.dir_cnt.get(), dirs),
     ] {
         if mdb != cat {
-            problems.push(Problem::Count { field, mdb, catalog: cat });
+            problems.push(Problem::Count {
+                field,
+                mdb,
+                catalog: cat,
+            });
         }
     }
     (files, dirs)
@@ -381,7 +466,11 @@ fn check_allocation<D: BlockDevice>(v: &Volume<D>, problems: &mut Vec<Problem>) 
             for b in s..s + c {
                 match owner.get_mut(b as usize) {
                     Some(slot @ None) => *slot = Some(o),
-                    Some(Some(prev)) => problems.push(Problem::Overlap { block: b, first: *prev, second: o }),
+                    Some(Some(prev)) => problems.push(Problem::Overlap {
+                        block: b,
+                        first: *prev,
+                        second: o,
+                    }),
                     None => {}
                 }
             }
@@ -401,7 +490,12 @@ fn check_allocation<D: BlockDevice>(v: &Volume<D>, problems: &mut Vec<Problem>) 
                 Ok(ext) => {
                     let allocated: u64 = ext.iter().map(|e| e.1 as u64 * blk).sum();
                     if lg > py || allocated != py as u64 {
-                        problems.push(Problem::ForkLength { owner: o, logical: lg, physical: py, allocated });
+                        problems.push(Problem::ForkLength {
+                            owner: o,
+                            logical: lg,
+                            physical: py,
+                            allocated,
+                        });
                     }
                     claim(o, &ext, problems);
                 }
@@ -435,7 +529,10 @@ fn check_allocation<D: BlockDevice>(v: &Volume<D>, problems: &mut Vec<Problem>) 
         problems.push(Problem::LeakedBlocks { first, count });
     }
     if free != v.mdb.free_bks.get() as u32 {
-        problems.push(Problem::FreeCount { mdb: v.mdb.free_bks.get(), bitmap: free });
+        problems.push(Problem::FreeCount {
+            mdb: v.mdb.free_bks.get(),
+            bitmap: free,
+        });
     }
     used
 }
@@ -450,7 +547,16 @@ mod tests {
         let mut d = MemDisk::new(4000);
         format_volume(&mut d, &FormatOptions::new(b"Check", 1000)).unwrap();
         let mut v = Volume::open(&mut d).unwrap();
-        let f = v.create_folder(2, &NewFolder { name: b"F", created: 1, modified: 1 }).unwrap();
+        let f = v
+            .create_folder(
+                2,
+                &NewFolder {
+                    name: b"F",
+                    created: 1,
+                    modified: 1,
+                },
+            )
+            .unwrap();
         for (p, n) in [(2, &b"a"[..]), (f, b"b")] {
             let nf = NewFile {
                 name: n,
@@ -490,28 +596,56 @@ mod tests {
         let p = problems_after(|v| v.mdb.free_bks.set(v.mdb.free_bks.get() - 1));
         assert!(matches!(p[..], [Problem::FreeCount { .. }]), "{p:?}");
         let p = problems_after(|v| v.mdb.fil_cnt.set(7));
-        assert_eq!(p, [Problem::Count { field: "drFilCnt", mdb: 7, catalog: 2 }]);
+        assert_eq!(
+            p,
+            [Problem::Count {
+                field: "drFilCnt",
+                mdb: 7,
+                catalog: 2
+            }]
+        );
         let p = problems_after(|v| v.bitmap[0] &= 0x7F);
-        assert!(p.contains(&Problem::UsedBlockMarkedFree { first: 0, count: 1 }), "{p:?}");
+        assert!(
+            p.contains(&Problem::UsedBlockMarkedFree { first: 0, count: 1 }),
+            "{p:?}"
+        );
         let p = problems_after(|v| v.bitmap[100] |= 1);
-        assert!(p.contains(&Problem::LeakedBlocks { first: 807, count: 1 }), "{p:?}");
+        assert!(
+            p.contains(&Problem::LeakedBlocks {
+                first: 807,
+                count: 1
+            }),
+            "{p:?}"
+        );
     }
 
     #[test]
     fn catalog_damage_is_found() {
         let p = problems_after(|v| {
             for (_, d) in v.catalog.iter_mut() {
-                if let CatData::Folder(f) = d {
-                    if f.dir_id.get() == 2 {
-                        f.valence.set(5);
-                    }
+                if let CatData::Folder(f) = d
+                    && f.dir_id.get() == 2
+                {
+                    f.valence.set(5);
                 }
             }
         });
-        assert_eq!(p, [Problem::Valence { folder: 2, recorded: 5, actual: 2 }]);
+        assert_eq!(
+            p,
+            [Problem::Valence {
+                folder: 2,
+                recorded: 5,
+                actual: 2
+            }]
+        );
         let p = problems_after(|v| {
-            let files: Vec<usize> =
-                v.catalog.iter().enumerate().filter(|(_, r)| matches!(r.1, CatData::File(_))).map(|(i, _)| i).collect();
+            let files: Vec<usize> = v
+                .catalog
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| matches!(r.1, CatData::File(_)))
+                .map(|(i, _)| i)
+                .collect();
             let first = match &v.catalog[files[0]].1 {
                 CatData::File(f) => f.ext_rec[0],
                 _ => unreachable!(),
@@ -520,9 +654,16 @@ mod tests {
                 f.ext_rec[0] = first;
             }
         });
-        assert!(p.iter().any(|x| matches!(x, Problem::Overlap { .. })), "{p:?}");
+        assert!(
+            p.iter().any(|x| matches!(x, Problem::Overlap { .. })),
+            "{p:?}"
+        );
         let p = problems_after(|v| {
-            let t = v.catalog.iter().position(|(k, _)| k.parent == 2 && k.name.is_empty()).unwrap();
+            let t = v
+                .catalog
+                .iter()
+                .position(|(k, _)| k.parent == 2 && k.name.is_empty())
+                .unwrap();
             v.catalog.remove(t);
         });
         assert_eq!(p, [Problem::FolderThread { folder: 2 }]);
@@ -537,6 +678,13 @@ mod tests {
         // bthNRecs in the catalog header record (node 0, offset 14 + 6).
         d.as_bytes_mut()[cat_at + 14 + 9] ^= 1;
         let p = check_volume(&mut d).unwrap().problems;
-        assert!(p.contains(&Problem::Tree { tree: "catalog", node: 0, what: "bthNRecs differs from the records in the leaves" }), "{p:?}");
+        assert!(
+            p.contains(&Problem::Tree {
+                tree: "catalog",
+                node: 0,
+                what: "bthNRecs differs from the records in the leaves"
+            }),
+            "{p:?}"
+        );
     }
 }

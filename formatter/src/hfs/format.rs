@@ -3,8 +3,8 @@
 use super::btree;
 use super::catalog::{CatData, CatFolder, CatKey, CatThread, Extent, leaf_record, rec_type};
 use super::{
-    ATRB_UNMOUNTED, BOOT_SIGNATURE, HFS_SIGNATURE, HfsError, MAX_VOLUME_SECTORS, MIN_VOLUME_SECTORS, Mdb, NODE_SIZE,
-    check_name_len, cnid,
+    ATRB_UNMOUNTED, BOOT_SIGNATURE, HFS_SIGNATURE, HfsError, MAX_VOLUME_SECTORS,
+    MIN_VOLUME_SECTORS, Mdb, NODE_SIZE, check_name_len, cnid,
 };
 use crate::device::{BlockDevice, write_bytes, zero_bytes};
 use alloc::vec;
@@ -33,7 +33,11 @@ pub fn geometry_for(sectors: u64, alloc_block_size: Option<u32>) -> Result<Geome
         return Err(HfsError::VolumeSize { sectors });
     }
     let blk = match alloc_block_size {
-        Some(b) if b == 0 || b % 512 != 0 => return Err(HfsError::BadMdb("allocation block size must be a multiple of 512")),
+        Some(b) if b == 0 || b % 512 != 0 => {
+            return Err(HfsError::BadMdb(
+                "allocation block size must be a multiple of 512",
+            ));
+        }
         Some(b) => b as u64,
         None => 512 * ((sectors >> 16) + 1),
     };
@@ -43,7 +47,9 @@ pub fn geometry_for(sectors: u64, alloc_block_size: Option<u32>) -> Result<Geome
     let first = 3 + bitmap_sectors;
     let blocks = (sectors - first - 2) / spb;
     if blocks > 65535 {
-        return Err(HfsError::BadMdb("allocation block size too small: more than 65535 blocks"));
+        return Err(HfsError::BadMdb(
+            "allocation block size too small: more than 65535 blocks",
+        ));
     }
     Ok(Geometry {
         sectors,
@@ -73,27 +79,42 @@ pub struct FormatOptions<'a> {
 
 impl<'a> FormatOptions<'a> {
     pub fn new(name: &'a [u8], created: u32) -> Self {
-        FormatOptions { name, created, boot_blocks: None, alloc_block_size: None, tree_bytes: None }
+        FormatOptions {
+            name,
+            created,
+            boot_blocks: None,
+            alloc_block_size: None,
+            tree_bytes: None,
+        }
     }
 }
 
 /// Default file clump: 4 allocation blocks, or 1 if that exceeds 1 MiB (Apple's newfs).
 pub fn file_clump(blk: u32) -> u32 {
-    if blk as u64 * 4 > 1 << 20 { blk } else { blk * 4 }
+    if blk as u64 * 4 > 1 << 20 {
+        blk
+    } else {
+        blk * 4
+    }
 }
 
 /// Default catalog/extents file size in allocation blocks: 1/128 of the volume, at least
 /// 4 KiB, at most 1 MiB (what the header node's map covers), in whole allocation blocks.
 pub fn tree_blocks(g: &Geometry, bytes: Option<u64>) -> u32 {
     let want = bytes.unwrap_or_else(|| (g.sectors * 512 / 128).clamp(4096, 1 << 20));
-    (want.div_ceil(g.alloc_block_size as u64)).max(1).min(u16::MAX as u64) as u32
+    (want.div_ceil(g.alloc_block_size as u64))
+        .max(1)
+        .min(u16::MAX as u64) as u32
 }
 
 /// Write an empty HFS volume over the whole device: boot blocks, MDB and its copy, bitmap,
 /// the extents overflow file (header node only) and the catalog (root folder and its thread).
 /// Only those sectors are written; the rest keeps whatever it held (a sparse image stays
 /// sparse).
-pub fn format_volume<D: BlockDevice + ?Sized>(dev: &mut D, opts: &FormatOptions<'_>) -> Result<Geometry, HfsError> {
+pub fn format_volume<D: BlockDevice + ?Sized>(
+    dev: &mut D,
+    opts: &FormatOptions<'_>,
+) -> Result<Geometry, HfsError> {
     check_name_len(opts.name, 27)?;
     let g = geometry_for(dev.size_bytes() / 512, opts.alloc_block_size)?;
     let blk = g.alloc_block_size as u64;
@@ -116,7 +137,8 @@ pub fn format_volume<D: BlockDevice + ?Sized>(dev: &mut D, opts: &FormatOptions<
     write_bytes(dev, 0, &boot)?;
 
     // Extents file: header node only.
-    let ext = btree::build(&[], &|r| r[..8].to_vec(), 7, nodes).map_err(|_| HfsError::VolumeSize { sectors: g.sectors })?;
+    let ext = btree::build(&[], &|r| r[..8].to_vec(), 7, nodes)
+        .map_err(|_| HfsError::VolumeSize { sectors: g.sectors })?;
     zero_bytes(dev, block_offset(0), tree_len)?;
     for (n, node) in &ext.nodes {
         write_bytes(dev, block_offset(0) + *n as u64 * NODE_SIZE as u64, node)?;
@@ -126,17 +148,28 @@ pub fn format_volume<D: BlockDevice + ?Sized>(dev: &mut D, opts: &FormatOptions<
     let mut root = CatFolder::new(cnid::ROOT, opts.created);
     root.valence.set(0);
     let recs = [
-        leaf_record(&CatKey::new(cnid::ROOT_PARENT, opts.name), &CatData::Folder(root)),
+        leaf_record(
+            &CatKey::new(cnid::ROOT_PARENT, opts.name),
+            &CatData::Folder(root),
+        ),
         leaf_record(
             &CatKey::new(cnid::ROOT, b""),
-            &CatData::Thread(CatThread::new(rec_type::FOLDER_THREAD, cnid::ROOT_PARENT, opts.name)),
+            &CatData::Thread(CatThread::new(
+                rec_type::FOLDER_THREAD,
+                cnid::ROOT_PARENT,
+                opts.name,
+            )),
         ),
     ];
     let cat = btree::build(&recs, &super::volume::catalog_index_key, 0x25, nodes)
         .map_err(|_| HfsError::VolumeSize { sectors: g.sectors })?;
     zero_bytes(dev, block_offset(tb as u64), tree_len)?;
     for (n, node) in &cat.nodes {
-        write_bytes(dev, block_offset(tb as u64) + *n as u64 * NODE_SIZE as u64, node)?;
+        write_bytes(
+            dev,
+            block_offset(tb as u64) + *n as u64 * NODE_SIZE as u64,
+            node,
+        )?;
     }
 
     // Bitmap.
@@ -193,7 +226,12 @@ mod tests {
         for (sectors, blk, bm, st, n) in rows {
             let g = geometry_for(sectors, None).unwrap();
             assert_eq!(
-                (g.alloc_block_size, g.bitmap_sectors, g.first_alloc_sector, g.alloc_blocks),
+                (
+                    g.alloc_block_size,
+                    g.bitmap_sectors,
+                    g.first_alloc_sector,
+                    g.alloc_blocks
+                ),
                 (blk, bm, st, n),
                 "{sectors} sectors"
             );

@@ -66,7 +66,9 @@ pub fn mac_time_from_unix(unix: i64) -> u32 {
 }
 
 /// The Master Directory Block (162 bytes used of sector 2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
 #[repr(C)]
 pub struct Mdb {
     pub sig_word: Be16,
@@ -153,21 +155,35 @@ impl Mdb {
 pub enum HfsError {
     Device(DeviceError),
     /// The MDB signature is not 'BD' (an HFS Plus volume says 'H+').
-    NotHfs { signature: u16 },
+    NotHfs {
+        signature: u16,
+    },
     /// An MDB field is impossible (the text says which).
     BadMdb(&'static str),
     /// The volume is outside the sizes formatted (see the module docs).
-    VolumeSize { sectors: u64 },
+    VolumeSize {
+        sectors: u64,
+    },
     /// A name is empty, too long, or contains ':'.
     BadName(&'static str),
     /// Boot blocks were given without the 'LK' signature.
     BadBootBlocks,
     /// A B*-tree is damaged: which tree, which node, what.
-    BadBTree { tree: &'static str, node: u32, what: &'static str },
+    BadBTree {
+        tree: &'static str,
+        node: u32,
+        what: &'static str,
+    },
     /// A catalog record is damaged.
-    BadRecord { what: &'static str, parent: u32 },
+    BadRecord {
+        what: &'static str,
+        parent: u32,
+    },
     /// A fork's extents are inconsistent (beyond the volume, shorter than its length...).
-    BadFork { file: u32, what: &'static str },
+    BadFork {
+        file: u32,
+        what: &'static str,
+    },
     /// No such file or folder.
     NotFound(String),
     /// A path component is a file, not a folder.
@@ -175,12 +191,21 @@ pub enum HfsError {
     /// A file or folder of that name (compared as the Mac does) already exists.
     Exists(String),
     /// Not enough free allocation blocks.
-    DiskFull { needed: u32, free: u32 },
+    DiskFull {
+        needed: u32,
+        free: u32,
+    },
     /// Enough free blocks but no contiguous run long enough (the formatter writes each fork
     /// in one extent).
-    TooFragmented { needed: u32, largest_run: u32 },
+    TooFragmented {
+        needed: u32,
+        largest_run: u32,
+    },
     /// The catalog file has no room for the new records.
-    CatalogFull { nodes_needed: u32, nodes: u32 },
+    CatalogFull {
+        nodes_needed: u32,
+        nodes: u32,
+    },
     /// A fork is larger than HFS allows (2^31 − 1 bytes for data; 16 MiB is the Resource
     /// Manager's limit for resource forks but not enforced here).
     ForkTooLarge(u64),
@@ -196,7 +221,10 @@ impl fmt::Display for HfsError {
         match self {
             Device(e) => write!(f, "{e}"),
             NotHfs { signature: 0x482B } => write!(f, "this is an HFS Plus volume ('H+'), not HFS"),
-            NotHfs { signature } => write!(f, "no HFS volume here (MDB signature ${signature:04X}, not 'BD')"),
+            NotHfs { signature } => write!(
+                f,
+                "no HFS volume here (MDB signature ${signature:04X}, not 'BD')"
+            ),
             BadMdb(m) => write!(f, "damaged master directory block: {m}"),
             VolumeSize { sectors } => write!(
                 f,
@@ -204,19 +232,35 @@ impl fmt::Display for HfsError {
             ),
             BadName(m) => write!(f, "bad name: {m}"),
             BadBootBlocks => write!(f, "boot blocks must start with 'LK'"),
-            BadBTree { tree, node, what } => write!(f, "damaged {tree} B*-tree at node {node}: {what}"),
-            BadRecord { what, parent } => write!(f, "damaged catalog record (parent {parent}): {what}"),
+            BadBTree { tree, node, what } => {
+                write!(f, "damaged {tree} B*-tree at node {node}: {what}")
+            }
+            BadRecord { what, parent } => {
+                write!(f, "damaged catalog record (parent {parent}): {what}")
+            }
             BadFork { file, what } => write!(f, "file {file}: {what}"),
             NotFound(p) => write!(f, "{p}: not found"),
             NotAFolder(p) => write!(f, "{p}: not a folder"),
             Exists(p) => write!(f, "{p}: already exists"),
-            DiskFull { needed, free } => write!(f, "disk full: {needed} allocation blocks needed, {free} free"),
-            TooFragmented { needed, largest_run } => write!(
+            DiskFull { needed, free } => write!(
+                f,
+                "disk full: {needed} allocation blocks needed, {free} free"
+            ),
+            TooFragmented {
+                needed,
+                largest_run,
+            } => write!(
                 f,
                 "too fragmented: {needed} contiguous allocation blocks needed, the largest free run is {largest_run}"
             ),
-            CatalogFull { nodes_needed, nodes } => {
-                write!(f, "catalog full: {nodes_needed} nodes needed, the catalog file has {nodes}")
+            CatalogFull {
+                nodes_needed,
+                nodes,
+            } => {
+                write!(
+                    f,
+                    "catalog full: {nodes_needed} nodes needed, the catalog file has {nodes}"
+                )
             }
             ForkTooLarge(n) => write!(f, "a fork of {n} bytes is larger than HFS allows"),
             NoMoreCnids => write!(f, "no catalog node IDs left"),
@@ -243,10 +287,16 @@ pub(crate) fn check_name_len(name: &[u8], max: usize) -> Result<(), HfsError> {
         return Err(HfsError::BadName("empty"));
     }
     if name.len() > max {
-        return Err(HfsError::BadName(if max == 27 { "volume names have at most 27 bytes" } else { "names have at most 31 bytes" }));
+        return Err(HfsError::BadName(if max == 27 {
+            "volume names have at most 27 bytes"
+        } else {
+            "names have at most 31 bytes"
+        }));
     }
     if name.contains(&b':') {
-        return Err(HfsError::BadName("':' separates path components and cannot be in a name"));
+        return Err(HfsError::BadName(
+            "':' separates path components and cannot be in a name",
+        ));
     }
     Ok(())
 }

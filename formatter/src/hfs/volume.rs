@@ -6,7 +6,9 @@
 //! written: every fork this code writes is one contiguous extent.
 
 use super::btree::{self, Header, NodeBuf, TreeFile};
-use super::catalog::{CatData, CatFile, CatFolder, CatKey, CatThread, ExtKey, Extent, ExtentRecord, FInfo, rec_type};
+use super::catalog::{
+    CatData, CatFile, CatFolder, CatKey, CatThread, ExtKey, Extent, ExtentRecord, FInfo, rec_type,
+};
 use super::{ATRB_SOFTWARE_LOCK, HFS_SIGNATURE, HfsError, Mdb, NODE_SIZE, check_name, cnid};
 use crate::device::{BlockDevice, read_bytes, write_bytes, zero_bytes};
 use crate::macroman::lossy;
@@ -151,20 +153,26 @@ impl<D: BlockDevice> Volume<D> {
         read_bytes(&mut dev, 1024, &mut sector)?;
         let mdb = Mdb::read(&sector).expect("512 bytes");
         if mdb.sig_word.get() != HFS_SIGNATURE {
-            return Err(HfsError::NotHfs { signature: mdb.sig_word.get() });
+            return Err(HfsError::NotHfs {
+                signature: mdb.sig_word.get(),
+            });
         }
         let blk = mdb.al_blk_siz.get() as u64;
-        if blk == 0 || blk % 512 != 0 {
+        if blk == 0 || !blk.is_multiple_of(512) {
             return Err(HfsError::BadMdb("drAlBlkSiz is not a multiple of 512"));
         }
         let nm = mdb.nm_al_blks.get() as u64;
         let bitmap_sectors = nm.div_ceil(4096) as u32;
         let vbm = mdb.vbm_st.get() as u64;
         if vbm < 3 || vbm + bitmap_sectors as u64 > mdb.al_bl_st.get() as u64 {
-            return Err(HfsError::BadMdb("the volume bitmap overlaps the MDB or the allocation blocks"));
+            return Err(HfsError::BadMdb(
+                "the volume bitmap overlaps the MDB or the allocation blocks",
+            ));
         }
         if mdb.al_bl_st.get() as u64 * 512 + nm * blk > sectors.saturating_sub(2) * 512 {
-            return Err(HfsError::BadMdb("the allocation blocks run past the end of the volume"));
+            return Err(HfsError::BadMdb(
+                "the allocation blocks run past the end of the volume",
+            ));
         }
         if mdb.free_bks.get() > mdb.nm_al_blks.get() {
             return Err(HfsError::BadMdb("more free blocks than blocks"));
@@ -181,8 +189,16 @@ impl<D: BlockDevice> Volume<D> {
             bitmap,
             catalog: Vec::new(),
             overflow: Vec::new(),
-            cat_file: TreeFile { name: "catalog", extents: Vec::new(), len: 0 },
-            ext_file: TreeFile { name: "extents", extents: Vec::new(), len: 0 },
+            cat_file: TreeFile {
+                name: "catalog",
+                extents: Vec::new(),
+                len: 0,
+            },
+            ext_file: TreeFile {
+                name: "extents",
+                extents: Vec::new(),
+                len: 0,
+            },
             cat_header: Header::default(),
             old_cat_nodes: Vec::new(),
             clock: None,
@@ -198,13 +214,23 @@ impl<D: BlockDevice> Volume<D> {
             vol.overflow.push((k, rec));
         }
         vol.overflow.sort_by(|a, b| a.0.cmp_key(&b.0));
-        vol.cat_file = vol.tree_file("catalog", &mdb.ct_ext_rec, mdb.ct_fl_size.get(), Some(cnid::CATALOG))?;
+        vol.cat_file = vol.tree_file(
+            "catalog",
+            &mdb.ct_ext_rec,
+            mdb.ct_fl_size.get(),
+            Some(cnid::CATALOG),
+        )?;
         let (header, recs) = vol.read_leaves(&vol.cat_file.clone())?;
         vol.cat_header = header;
         for r in recs {
-            let (k, at) = CatKey::parse(&r).ok_or(HfsError::BadRecord { what: "bad catalog key", parent: 0 })?;
-            let d = CatData::parse(r.get(at..).unwrap_or(&[]))
-                .ok_or(HfsError::BadRecord { what: "unknown or short record", parent: k.parent })?;
+            let (k, at) = CatKey::parse(&r).ok_or(HfsError::BadRecord {
+                what: "bad catalog key",
+                parent: 0,
+            })?;
+            let d = CatData::parse(r.get(at..).unwrap_or(&[])).ok_or(HfsError::BadRecord {
+                what: "unknown or short record",
+                parent: k.parent,
+            })?;
             vol.catalog.push((k, d));
         }
         vol.catalog.sort_by(|a, b| a.0.cmp_mac(&b.0));
@@ -229,36 +255,41 @@ impl<D: BlockDevice> Volume<D> {
         let nm = self.mdb.nm_al_blks.get() as u32;
         let mut out: Vec<(u32, u32)> = Vec::new();
         let mut have: u64 = 0;
-        let push = |e: &Extent, out: &mut Vec<(u32, u32)>, have: &mut u64| -> Result<(), &'static str> {
-            let (s, c) = (e.start.get() as u32, e.count.get() as u32);
-            if c == 0 {
-                return Ok(());
-            }
-            if s + c > nm {
-                return Err("an extent runs past the last allocation block");
-            }
-            out.push((s, c));
-            *have += c as u64 * blk;
-            Ok(())
-        };
+        let push =
+            |e: &Extent, out: &mut Vec<(u32, u32)>, have: &mut u64| -> Result<(), &'static str> {
+                let (s, c) = (e.start.get() as u32, e.count.get() as u32);
+                if c == 0 {
+                    return Ok(());
+                }
+                if s + c > nm {
+                    return Err("an extent runs past the last allocation block");
+                }
+                out.push((s, c));
+                *have += c as u64 * blk;
+                Ok(())
+            };
         for e in first {
             push(e, &mut out, &mut have)?;
         }
-        if have < len {
-            if let Some((id, fork)) = overflow {
-                let mut fabn: u64 = out.iter().map(|e| e.1 as u64).sum();
-                for (k, rec) in self.overflow.iter().filter(|(k, _)| k.file == id && k.fork == fork) {
-                    if have >= len {
-                        break;
-                    }
-                    if k.start as u64 != fabn {
-                        return Err("extents overflow records do not continue the fork");
-                    }
-                    for e in rec {
-                        push(e, &mut out, &mut have)?;
-                    }
-                    fabn = out.iter().map(|e| e.1 as u64).sum();
+        if have < len
+            && let Some((id, fork)) = overflow
+        {
+            let mut fabn: u64 = out.iter().map(|e| e.1 as u64).sum();
+            for (k, rec) in self
+                .overflow
+                .iter()
+                .filter(|(k, _)| k.file == id && k.fork == fork)
+            {
+                if have >= len {
+                    break;
                 }
+                if k.start as u64 != fabn {
+                    return Err("extents overflow records do not continue the fork");
+                }
+                for e in rec {
+                    push(e, &mut out, &mut have)?;
+                }
+                fabn = out.iter().map(|e| e.1 as u64).sum();
             }
         }
         if have < len {
@@ -276,11 +307,23 @@ impl<D: BlockDevice> Volume<D> {
     ) -> Result<TreeFile, HfsError> {
         let extents = self
             .fork_extents(rec, len as u64, id.map(|i| (i, 0)))
-            .map_err(|what| HfsError::BadBTree { tree: name, node: 0, what })?;
-        if len == 0 || len as usize % NODE_SIZE != 0 {
-            return Err(HfsError::BadBTree { tree: name, node: 0, what: "file length is not a whole number of nodes" });
+            .map_err(|what| HfsError::BadBTree {
+                tree: name,
+                node: 0,
+                what,
+            })?;
+        if len == 0 || !(len as usize).is_multiple_of(NODE_SIZE) {
+            return Err(HfsError::BadBTree {
+                tree: name,
+                node: 0,
+                what: "file length is not a whole number of nodes",
+            });
         }
-        Ok(TreeFile { name, extents, len: len as u64 })
+        Ok(TreeFile {
+            name,
+            extents,
+            len: len as u64,
+        })
     }
 
     /// Byte offset on the device of byte `pos` of a fork with `extents`.
@@ -316,7 +359,10 @@ impl<D: BlockDevice> Volume<D> {
             return Err(file.err(0, "node 0 is not a header node"));
         }
         let recs = btree::records(&node).map_err(|w| file.err(0, w))?;
-        let h = recs.first().and_then(|r| Header::parse(r)).ok_or(file.err(0, "short header record"))?;
+        let h = recs
+            .first()
+            .and_then(|r| Header::parse(r))
+            .ok_or(file.err(0, "short header record"))?;
         if h.node_size as usize != NODE_SIZE {
             return Err(file.err(0, "node size is not 512"));
         }
@@ -324,7 +370,10 @@ impl<D: BlockDevice> Volume<D> {
     }
 
     /// Every leaf record, following the leaf chain from `bthFNode`.
-    pub(crate) fn read_leaves(&mut self, file: &TreeFile) -> Result<(Header, Vec<Vec<u8>>), HfsError> {
+    pub(crate) fn read_leaves(
+        &mut self,
+        file: &TreeFile,
+    ) -> Result<(Header, Vec<Vec<u8>>), HfsError> {
         let h = self.read_header(file)?;
         let mut out = Vec::new();
         let mut n = h.first_leaf;
@@ -362,7 +411,11 @@ impl<D: BlockDevice> Volume<D> {
         loop {
             let node = self.read_node(file, node_no)?;
             let recs = btree::records(&node).map_err(|w| file.err(node_no, w))?;
-            let map = if node_no == 0 { recs.get(2) } else { recs.first() };
+            let map = if node_no == 0 {
+                recs.get(2)
+            } else {
+                recs.first()
+            };
             let map = map.ok_or(file.err(node_no, "missing map record"))?;
             for (i, byte) in map.iter().enumerate() {
                 for bit in 0..8 {
@@ -441,7 +494,9 @@ impl<D: BlockDevice> Volume<D> {
                 id: f.dir_id.get(),
                 created: f.cr_date.get(),
                 modified: f.md_date.get(),
-                kind: EntryKind::Folder { valence: f.valence.get() },
+                kind: EntryKind::Folder {
+                    valence: f.valence.get(),
+                },
             }),
             CatData::File(f) => Some(DirEntry {
                 name: key.name.clone(),
@@ -466,10 +521,16 @@ impl<D: BlockDevice> Volume<D> {
     pub fn root(&self) -> Result<DirEntry, HfsError> {
         let i = self
             .find(&CatKey::new(cnid::ROOT_PARENT, self.mdb.name()))
-            .map_err(|_| HfsError::BadRecord { what: "no root folder record under the volume name", parent: 1 })?;
+            .map_err(|_| HfsError::BadRecord {
+                what: "no root folder record under the volume name",
+                parent: 1,
+            })?;
         Self::entry_of(&self.catalog[i].0, &self.catalog[i].1)
             .filter(|e| e.id == cnid::ROOT && e.is_folder())
-            .ok_or(HfsError::BadRecord { what: "the root record is not folder 2", parent: 1 })
+            .ok_or(HfsError::BadRecord {
+                what: "the root record is not folder 2",
+                parent: 1,
+            })
     }
 
     /// The items directly in folder `dir_id`, in catalog order.
@@ -498,7 +559,9 @@ impl<D: BlockDevice> Volume<D> {
             if !cur.is_folder() {
                 return Err(HfsError::NotAFolder(walked));
             }
-            cur = self.lookup(cur.id, name).ok_or_else(|| HfsError::NotFound(walked.clone()))?;
+            cur = self
+                .lookup(cur.id, name)
+                .ok_or_else(|| HfsError::NotFound(walked.clone()))?;
         }
         Ok(cur)
     }
@@ -512,7 +575,13 @@ impl<D: BlockDevice> Volume<D> {
         out
     }
 
-    fn walk_into(&self, dir: u32, path: &mut Vec<Vec<u8>>, visited: &mut Vec<u32>, out: &mut Vec<(Vec<Vec<u8>>, DirEntry)>) {
+    fn walk_into(
+        &self,
+        dir: u32,
+        path: &mut Vec<Vec<u8>>,
+        visited: &mut Vec<u32>,
+        out: &mut Vec<(Vec<Vec<u8>>, DirEntry)>,
+    ) {
         // Folder nesting deeper than this only happens on a damaged volume.
         if path.len() > 100 {
             return;
@@ -529,7 +598,9 @@ impl<D: BlockDevice> Volume<D> {
     }
 
     fn file_record(&self, e: &DirEntry) -> Result<CatFile, HfsError> {
-        let i = self.find(&CatKey::new(e.parent, &e.name)).map_err(|_| HfsError::NotFound(e.display_name()))?;
+        let i = self
+            .find(&CatKey::new(e.parent, &e.name))
+            .map_err(|_| HfsError::NotFound(e.display_name()))?;
         match &self.catalog[i].1 {
             CatData::File(f) => Ok(*f),
             _ => Err(HfsError::NotFound(e.display_name())),
@@ -545,7 +616,10 @@ impl<D: BlockDevice> Volume<D> {
             Fork::Resource => (f.r_lg_len.get(), f.r_py_len.get(), f.r_ext_rec),
         };
         if len > py {
-            return Err(HfsError::BadFork { file: id, what: "logical length exceeds physical length" });
+            return Err(HfsError::BadFork {
+                file: id,
+                what: "logical length exceeds physical length",
+            });
         }
         let extents = self
             .fork_extents(&rec, len as u64, Some((id, fork.key_byte())))
@@ -559,7 +633,11 @@ impl<D: BlockDevice> Volume<D> {
             }
             let n = (c as u64 * blk).min(len as u64 - done);
             let off = self.block_offset(s as u64);
-            read_bytes(&mut self.dev, off, &mut out[done as usize..(done + n) as usize])?;
+            read_bytes(
+                &mut self.dev,
+                off,
+                &mut out[done as usize..(done + n) as usize],
+            )?;
             done += n;
         }
         Ok(out)
@@ -568,7 +646,11 @@ impl<D: BlockDevice> Volume<D> {
     // ---- changes ----
 
     fn check_writable(&self) -> Result<(), HfsError> {
-        if self.mdb.atrb.get() & (ATRB_SOFTWARE_LOCK | 0x0080) != 0 { Err(HfsError::Locked) } else { Ok(()) }
+        if self.mdb.atrb.get() & (ATRB_SOFTWARE_LOCK | 0x0080) != 0 {
+            Err(HfsError::Locked)
+        } else {
+            Ok(())
+        }
     }
 
     /// The folder record index of folder `id` (via its thread).
@@ -580,10 +662,15 @@ impl<D: BlockDevice> Volume<D> {
             CatData::Thread(_) => return Err(HfsError::NotAFolder(alloc::format!("item {id}"))),
             _ => return Err(not_found()),
         };
-        let i = self.find(&CatKey::new(parent, &name)).map_err(|_| not_found())?;
+        let i = self
+            .find(&CatKey::new(parent, &name))
+            .map_err(|_| not_found())?;
         match &self.catalog[i].1 {
             CatData::Folder(f) if f.dir_id.get() == id => Ok(i),
-            _ => Err(HfsError::BadRecord { what: "a folder thread names a record that is not that folder", parent }),
+            _ => Err(HfsError::BadRecord {
+                what: "a folder thread names a record that is not that folder",
+                parent,
+            }),
         }
     }
 
@@ -612,7 +699,10 @@ impl<D: BlockDevice> Volume<D> {
         let nm = self.mdb.nm_al_blks.get() as u32;
         let free = self.mdb.free_bks.get() as u32;
         if count > free {
-            return Err(HfsError::DiskFull { needed: count, free });
+            return Err(HfsError::DiskFull {
+                needed: count,
+                free,
+            });
         }
         let used = |b: u32| self.bitmap[(b / 8) as usize] & (0x80 >> (b % 8)) != 0;
         let (mut run_start, mut run, mut largest) = (0u32, 0u32, 0u32);
@@ -630,7 +720,10 @@ impl<D: BlockDevice> Volume<D> {
                 }
             }
         }
-        let start = found.ok_or(HfsError::TooFragmented { needed: count, largest_run: largest })?;
+        let start = found.ok_or(HfsError::TooFragmented {
+            needed: count,
+            largest_run: largest,
+        })?;
         for b in start..start + count {
             self.bitmap[(b / 8) as usize] |= 0x80 >> (b % 8);
         }
@@ -642,13 +735,22 @@ impl<D: BlockDevice> Volume<D> {
         if let CatData::Folder(f) = &mut self.catalog[idx].1 {
             let v = (f.valence.get() as i32 + delta_valence).clamp(0, u16::MAX as i32) as u16;
             f.valence.set(v);
-            f.md_date.set(self.clock.unwrap_or(date).max(f.md_date.get()));
+            f.md_date
+                .set(self.clock.unwrap_or(date).max(f.md_date.get()));
         }
     }
 
     /// Run `change`; if it or the catalog layout fails, put the in-memory state back.
-    fn transaction<T>(&mut self, change: impl FnOnce(&mut Self) -> Result<T, HfsError>) -> Result<T, HfsError> {
-        let saved = (self.mdb, self.bitmap.clone(), self.catalog.clone(), self.cat_file.clone());
+    fn transaction<T>(
+        &mut self,
+        change: impl FnOnce(&mut Self) -> Result<T, HfsError>,
+    ) -> Result<T, HfsError> {
+        let saved = (
+            self.mdb,
+            self.bitmap.clone(),
+            self.catalog.clone(),
+            self.cat_file.clone(),
+        );
         let result = change(self).and_then(|v| self.layout_catalog().map(|_| v));
         if result.is_err() {
             (self.mdb, self.bitmap, self.catalog, self.cat_file) = saved;
@@ -694,7 +796,11 @@ impl<D: BlockDevice> Volume<D> {
                     return Err(HfsError::ForkTooLarge(bytes.len() as u64));
                 }
                 let start = v.allocate(blocks as u32)?;
-                let ext = if blocks > 0 { Extent::new(start, blocks as u16) } else { Extent::default() };
+                let ext = if blocks > 0 {
+                    Extent::new(start, blocks as u16)
+                } else {
+                    Extent::default()
+                };
                 let py = (blocks * blk) as u32;
                 match fork {
                     Fork::Data => {
@@ -715,7 +821,10 @@ impl<D: BlockDevice> Volume<D> {
                 }
             }
             v.insert(CatKey::new(parent, file.name), CatData::File(rec))?;
-            v.insert(CatKey::new(id, b""), CatData::Thread(CatThread::new(rec_type::FILE_THREAD, parent, file.name)))?;
+            v.insert(
+                CatKey::new(id, b""),
+                CatData::Thread(CatThread::new(rec_type::FILE_THREAD, parent, file.name)),
+            )?;
             // Indices moved by the inserts: look the parent up again.
             let _ = pidx;
             let pidx = v.folder_index(parent)?;
@@ -756,7 +865,9 @@ impl<D: BlockDevice> Volume<D> {
             let pidx = v.folder_index(parent)?;
             v.touch_folder(pidx, 1, folder.modified);
             if parent == cnid::ROOT {
-                v.mdb.nm_rt_dirs.set(v.mdb.nm_rt_dirs.get().saturating_add(1));
+                v.mdb
+                    .nm_rt_dirs
+                    .set(v.mdb.nm_rt_dirs.get().saturating_add(1));
             }
             v.mdb.dir_cnt.set(v.mdb.dir_cnt.get().saturating_add(1));
             v.bump_modified(folder.modified);
@@ -771,7 +882,14 @@ impl<D: BlockDevice> Volume<D> {
             cur = match self.lookup(cur, name) {
                 Some(e) if e.is_folder() => e.id,
                 Some(e) => return Err(HfsError::NotAFolder(e.display_name())),
-                None => self.create_folder(cur, &NewFolder { name, created: date, modified: date })?,
+                None => self.create_folder(
+                    cur,
+                    &NewFolder {
+                        name,
+                        created: date,
+                        modified: date,
+                    },
+                )?,
             };
         }
         Ok(cur)
@@ -783,7 +901,10 @@ impl<D: BlockDevice> Volume<D> {
     }
 
     fn leaf_records(&self) -> Vec<Vec<u8>> {
-        self.catalog.iter().map(|(k, d)| super::catalog::leaf_record(k, d)).collect()
+        self.catalog
+            .iter()
+            .map(|(k, d)| super::catalog::leaf_record(k, d))
+            .collect()
     }
 
     /// Pack the catalog into its file, growing the file by a clump (or what is needed) when
@@ -796,25 +917,39 @@ impl<D: BlockDevice> Volume<D> {
                 Err(needed) => self.grow_catalog(needed)?,
             }
         }
-        Err(HfsError::CatalogFull { nodes_needed: 0, nodes: self.cat_file.nodes() })
+        Err(HfsError::CatalogFull {
+            nodes_needed: 0,
+            nodes: self.cat_file.nodes(),
+        })
     }
 
     fn grow_catalog(&mut self, nodes_needed: u32) -> Result<(), HfsError> {
         let blk = self.mdb.al_blk_siz.get() as u64;
         let have = self.cat_file.nodes();
-        let full = HfsError::CatalogFull { nodes_needed, nodes: have };
+        let full = HfsError::CatalogFull {
+            nodes_needed,
+            nodes: have,
+        };
         let need_bytes = (nodes_needed - have) as u64 * NODE_SIZE as u64;
         let clump = (self.mdb.ct_clp_siz.get() as u64).max(blk);
-        let blocks = need_bytes.max(clump).max(self.cat_file.len).div_ceil(blk).min(0xFFFF) as u32;
+        let blocks = need_bytes
+            .max(clump)
+            .max(self.cat_file.len)
+            .div_ceil(blk)
+            .min(0xFFFF) as u32;
         // Only the MDB's three extents are used (the extents file is never written).
         let rec = &mut self.mdb.ct_ext_rec;
         let slot = rec.iter().position(|e| e.count.get() == 0);
-        let last = rec.iter().rposition(|e| e.count.get() != 0).ok_or(full.clone())?;
+        let last = rec
+            .iter()
+            .rposition(|e| e.count.get() != 0)
+            .ok_or(full.clone())?;
         let end = rec[last].start.get() as u32 + rec[last].count.get() as u32;
         let bit = |bm: &Vec<u8>, b: u32| bm[(b / 8) as usize] & (0x80 >> (b % 8)) != 0;
         let nm = self.mdb.nm_al_blks.get() as u32;
-        let can_extend =
-            end + blocks <= nm && (end..end + blocks).all(|b| !bit(&self.bitmap, b)) && rec[last].count.get() as u32 + blocks <= 0xFFFF;
+        let can_extend = end + blocks <= nm
+            && (end..end + blocks).all(|b| !bit(&self.bitmap, b))
+            && rec[last].count.get() as u32 + blocks <= 0xFFFF;
         let new_len = self.cat_file.len + blocks as u64 * blk;
         if new_len > u32::MAX as u64 {
             return Err(full);
@@ -824,7 +959,9 @@ impl<D: BlockDevice> Volume<D> {
                 self.bitmap[(b / 8) as usize] |= 0x80 >> (b % 8);
             }
             let free = self.mdb.free_bks.get();
-            self.mdb.free_bks.set(free.checked_sub(blocks as u16).ok_or(full.clone())?);
+            self.mdb
+                .free_bks
+                .set(free.checked_sub(blocks as u16).ok_or(full.clone())?);
             let rec = &mut self.mdb.ct_ext_rec;
             rec[last].count.set(rec[last].count.get() + blocks as u16);
         } else {
@@ -834,12 +971,18 @@ impl<D: BlockDevice> Volume<D> {
         }
         self.mdb.ct_fl_size.set(new_len as u32);
         let rec = self.mdb.ct_ext_rec;
-        self.cat_file.extents = rec.iter().filter(|e| e.count.get() > 0).map(|e| (e.start.get() as u32, e.count.get() as u32)).collect();
+        self.cat_file.extents = rec
+            .iter()
+            .filter(|e| e.count.get() > 0)
+            .map(|e| (e.start.get() as u32, e.count.get() as u32))
+            .collect();
         self.cat_file.len = new_len;
         // Zero the new part so stale bytes never look like nodes.
         let old_nodes = have;
         for n in old_nodes..self.cat_file.nodes() {
-            if let Some(off) = self.fork_offset(&self.cat_file.extents.clone(), n as u64 * NODE_SIZE as u64) {
+            if let Some(off) =
+                self.fork_offset(&self.cat_file.extents.clone(), n as u64 * NODE_SIZE as u64)
+            {
                 write_bytes(&mut self.dev, off, &[0u8; NODE_SIZE])?;
             }
         }
@@ -855,20 +998,26 @@ impl<D: BlockDevice> Volume<D> {
         let file = self.cat_file.clone();
         let mut written: Vec<u32> = Vec::with_capacity(built.nodes.len());
         for (n, node) in &built.nodes {
-            let off = self.fork_offset(&file.extents, *n as u64 * NODE_SIZE as u64).ok_or(file.err(*n, "node outside the file"))?;
+            let off = self
+                .fork_offset(&file.extents, *n as u64 * NODE_SIZE as u64)
+                .ok_or(file.err(*n, "node outside the file"))?;
             write_bytes(&mut self.dev, off, node)?;
             written.push(*n);
         }
         for n in core::mem::take(&mut self.old_cat_nodes) {
-            if !written.contains(&n) {
-                if let Some(off) = self.fork_offset(&file.extents, n as u64 * NODE_SIZE as u64) {
-                    write_bytes(&mut self.dev, off, &[0u8; NODE_SIZE])?;
-                }
+            if !written.contains(&n)
+                && let Some(off) = self.fork_offset(&file.extents, n as u64 * NODE_SIZE as u64)
+            {
+                write_bytes(&mut self.dev, off, &[0u8; NODE_SIZE])?;
             }
         }
         self.old_cat_nodes = written;
         self.cat_header = built.header;
-        write_bytes(&mut self.dev, self.mdb.vbm_st.get() as u64 * 512, &self.bitmap)?;
+        write_bytes(
+            &mut self.dev,
+            self.mdb.vbm_st.get() as u64 * 512,
+            &self.bitmap,
+        )?;
         self.mdb.wr_cnt.set(self.mdb.wr_cnt.get().wrapping_add(1));
         let mut sector = [0u8; 512];
         read_bytes(&mut self.dev, 1024, &mut sector)?;
@@ -880,4 +1029,3 @@ impl<D: BlockDevice> Volume<D> {
         Ok(())
     }
 }
-
