@@ -1,6 +1,21 @@
-//! The Ferrite formatter core (partition map, HFS, driver install). `no_std` + `alloc`
-//! so that the classic Mac application can use it too.
+//! The Ferrite formatter core: block devices, the Apple partition map, HFS (Mac OS Standard)
+//! volumes, and the MacBinary II / AppleDouble containers used to bring Mac files in.
 //!
-//! The formatter is the subject of a later issue; this crate exists so the workspace
-//! layout is in place.
+//! `no_std` + `alloc` so that the classic Mac application can use it too; the `std` feature
+//! (default) adds host I/O ([`image::ImageFile`]).
 #![no_std]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod apm;
+pub mod appledouble;
+pub mod device;
+pub mod hfs;
+#[cfg(feature = "std")]
+pub mod image;
+pub mod macbinary;
+pub mod macroman;
+
+pub use device::{BlockDevice, DeviceError, MemDisk, Region};

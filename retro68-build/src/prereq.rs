@@ -38,7 +38,80 @@ pub const PACKAGES: &[Package] = &[
         package: "qemu-user",
         why: "second, independent 68k core for the codegen suite",
     },
+    Package {
+        command: "parted",
+        package: "parted",
+        why: "is the formatter tests' oracle for the Apple partition map",
+    },
+    Package {
+        command: "hformat",
+        package: "hfsutils",
+        why: "makes HFS volumes the formatter tests read (oracle)",
+    },
+    Package {
+        command: "hmount",
+        package: "hfsutils",
+        why: "mounts the formatter's HFS volumes in the oracle tests",
+    },
+    Package {
+        command: "hcopy",
+        package: "hfsutils",
+        why: "extracts files from the formatter's HFS volumes in the oracle tests",
+    },
 ];
+
+/// A Python module (from PyPI) and the package that provides it.
+#[derive(Debug, Clone, Copy)]
+pub struct PythonModule {
+    pub module: &'static str,
+    pub package: &'static str,
+    pub why: &'static str,
+}
+
+/// What the tests need from PyPI.
+pub const PYTHON_MODULES: &[PythonModule] = &[PythonModule {
+    module: "machfs",
+    package: "machfs",
+    why: "is the formatter tests' second, independent HFS reader",
+}];
+
+fn have_python_module(module: &str) -> bool {
+    Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// Make sure every Python module in `wanted` imports, installing missing ones with
+/// `python3 -m pip install` (retrying with `--break-system-packages` where pip refuses to
+/// touch a distribution-managed Python).
+pub fn ensure_python_modules(wanted: &[PythonModule]) -> Result<()> {
+    let missing: Vec<&PythonModule> = wanted.iter().filter(|m| !have_python_module(m.module)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    if !have_command("python3") {
+        bail!("python3 is missing: run `sudo apt-get install -y python3 python3-pip`, then retry");
+    }
+    let names: Vec<&str> = missing.iter().map(|m| m.package).collect();
+    for m in &missing {
+        eprintln!("xtask: missing Python module `{}` (PyPI package {}), which {}", m.module, m.package, m.why);
+    }
+    let pip = |extra: &[&str]| {
+        run(Command::new("python3").args(["-m", "pip", "install", "--quiet"]).args(extra).args(&names))
+    };
+    if pip(&[]).is_err() {
+        pip(&["--break-system-packages"]).with_context(|| {
+            format!("installing {} failed; run `python3 -m pip install {}` by hand", names.join(" "), names.join(" "))
+        })?;
+    }
+    let still: Vec<&str> = wanted.iter().filter(|m| !have_python_module(m.module)).map(|m| m.module).collect();
+    if !still.is_empty() {
+        bail!("after pip install these Python modules still do not import: {}", still.join(", "));
+    }
+    Ok(())
+}
 
 /// True if `cmd` is found on PATH.
 pub fn have_command(cmd: &str) -> bool {
@@ -134,5 +207,6 @@ pub fn ensure_packages(wanted: &[Package]) -> Result<()> {
 /// Everything `build`, `test` and `demo` need.
 pub fn ensure_all() -> Result<()> {
     ensure_packages(PACKAGES)?;
+    ensure_python_modules(PYTHON_MODULES)?;
     ensure_nightly()
 }
