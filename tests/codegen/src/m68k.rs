@@ -11,7 +11,6 @@ compile_error!("features `mac` and `linux` are mutually exclusive");
 
 #[cfg(feature = "mac")]
 mod mac {
-    use crate::{CASES, run_case};
     use core::alloc::{GlobalAlloc, Layout};
     use core::arch::asm;
 
