@@ -36,11 +36,15 @@ pub const WIDE: u16 = 0x0100;
 pub const FS_FROM_START: u16 = 1;
 pub const FS_FROM_MARK: u16 = 3;
 /// Bytes the tests allocate per PB (XIOParam is 54; the rest is scratch for completions).
-pub const PB_SIZE: u32 = 64;
+pub const PB_SIZE: u32 = 72;
 /// Scratch words the test completion routine writes (after the XIOParam).
 pub const PB_DONE_D0: u32 = 56;
 pub const PB_DONE_IORESULT: u32 = 58;
 pub const PB_DONE_COUNT: u32 = 60;
+/// `kill_completion` calls `_KillIO` with the PB whose address is here and stores its D0 at
+/// [`PB_KILL_D0`].
+pub const PB_KILL_PB: u32 = 64;
+pub const PB_KILL_D0: u32 = 68;
 /// DCE `dCtlPosition`.
 pub const DCTL_POSITION: u32 = 16;
 
@@ -100,6 +104,7 @@ pub struct Rig {
     /// The driver's drives, in drive-queue order (= partition order).
     pub drives: Vec<Drive>,
     completion: u32,
+    kill_completion: u32,
 }
 
 pub fn new_machine(cpu: CpuModel, rom: RomGeneration) -> Machine {
@@ -130,8 +135,8 @@ pub fn boot_target(cpu: CpuModel, rom: RomGeneration, target: DiskTarget, layout
         .find_map(|d| d.ref_num)
         .unwrap_or_else(|| panic!("{cpu} {rom:?}: no driver installed\n{report}"));
     let drives: Vec<Drive> = report.drives.iter().filter(|d| d.ref_num == ref_num).cloned().collect();
-    let mut rig = Rig { m, report, cpu, rom, layout, ref_num, drives, completion: 0 };
-    rig.completion = rig.load_completion();
+    let mut rig = Rig { m, report, cpu, rom, layout, ref_num, drives, completion: 0, kill_completion: 0 };
+    rig.load_completions();
     rig
 }
 
@@ -145,6 +150,17 @@ completion:
         move.w  16(%a0),58(%a0)
         addq.w  #1,60(%a0)
         rts
+        .globl  kill_completion
+kill_completion:
+        move.w  %d0,56(%a0)
+        move.w  16(%a0),58(%a0)
+        addq.w  #1,60(%a0)
+        move.l  %a0,-(%sp)
+        movea.l 64(%a0),%a0
+        .short  0xA006                  | _KillIO
+        movea.l (%sp)+,%a0
+        move.w  %d0,68(%a0)
+        rts
 ";
 
 impl Rig {
@@ -152,14 +168,39 @@ impl Rig {
         format!("{} {:?}", self.cpu, self.rom)
     }
 
-    fn load_completion(&mut self) -> u32 {
+    fn load_completions(&mut self) {
         let img = retro68_build::asm::assemble_flat("ferrite_test_completion", COMPLETION_SRC).expect("assembles");
         let li = self.m.load(&img).unwrap();
-        li.symbol("completion").expect("completion symbol")
+        self.completion = li.symbol("completion").expect("completion symbol");
+        self.kill_completion = li.symbol("kill_completion").expect("kill_completion symbol");
     }
 
+    /// The recording completion routine.
     pub fn completion(&self) -> u32 {
         self.completion
+    }
+
+    /// The recording completion routine that also calls `_KillIO`.
+    pub fn kill_completion(&self) -> u32 {
+        self.kill_completion
+    }
+
+    /// An asynchronous Prime with the recording completion routine; returns the PB and D0.
+    pub fn prime_async(&mut self, word: u16, drive: usize, mode: u16, offset: u32, buf: u32, count: u32) -> (u32, i16) {
+        let pb = self.pb();
+        self.set_io(pb, drive, mode, offset, buf, count);
+        self.m.write_u32(pb + IO_COMPLETION, self.completion);
+        let d0 = self.m.device_call(word | ASYNC, pb).unwrap_or_else(|e| panic!("{}: {e}", self.what())) as i16;
+        (pb, d0)
+    }
+
+    /// Let emulated time pass until every PB in `pbs` has run its completion routine.
+    pub fn wait_completions(&mut self, pbs: &[u32]) {
+        let pbs = pbs.to_vec();
+        let what = self.what();
+        self.m
+            .idle_until(move |m| pbs.iter().all(|&p| m.read_u16(p + PB_DONE_COUNT) > 0), 600, "async completions")
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
     }
 
     pub fn disk(&mut self) -> &mut DiskTarget {
