@@ -674,9 +674,11 @@ fn old_transaction(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -
     }
     g.cdb[..cdb.len()].copy_from_slice(cdb);
     let cdb_addr = g.cdb.as_mut_ptr() as u32;
-    let mut failed = mac::scsi_old(SCSI_CMD, cdb_addr, cdb.len() as u32, 0) != 0;
+    let cmd_failed = mac::scsi_old(SCSI_CMD, cdb_addr, cdb.len() as u32, 0) != 0;
     let blind = g.polled == 0 && len % BLOCK == 0;
-    if !failed && dir != Dir::None && len > 0 {
+    // The data phase ended before the TIB did, or the transfer failed.
+    let mut short = false;
+    if !cmd_failed && dir != Dir::None && len > 0 {
         build_tib(g, data, len);
         let tib = g.tib.as_mut_ptr() as u32;
         let sel = match (dir, blind) {
@@ -687,28 +689,33 @@ fn old_transaction(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -
         };
         match mac::scsi_old(sel, tib, 0, 0) {
             0 => {}
-            // A polled transfer the target ended early (MODE SENSE, INQUIRY return what
-            // they have): SCSIComplete collects the status.
-            SC_PHASE_ERR if !blind => {}
-            _ => {
-                failed = true;
-                if blind {
-                    // Fall back to polled transfers for good (facts doc §7.2).
-                    g.polled = 1;
-                }
-            }
+            // MODE SENSE and INQUIRY may return less than asked: SCSIComplete collects the
+            // status.
+            SC_PHASE_ERR if g.short_ok != 0 => {}
+            _ => short = true,
         }
     }
     let stat = core::ptr::addr_of_mut!(g.stat) as u32;
     let msg = core::ptr::addr_of_mut!(g.msg) as u32;
     let r = mac::scsi_old(SCSI_COMPLETE, stat, msg, 300);
-    if r != 0 && r != 10 {
+    if r != 0 && r != 10 || cmd_failed {
+        if short && blind {
+            g.polled = 1;
+        }
         return Err(Recovery::Retry);
     }
-    if failed {
+    let st = g.stat & 0xFF;
+    if short && st == status::GOOD as u16 {
+        // The target said GOOD but the data did not all move: a transfer problem. Blind
+        // transfers are the usual suspect: use polled ones from now on (facts doc §7.2).
+        if blind {
+            g.polled = 1;
+        }
         return Err(Recovery::Retry);
     }
-    Ok(g.stat & 0xFF)
+    // Otherwise the status explains the short transfer (CHECK CONDITION: a medium error
+    // after the good blocks, ...): the sense data decides, the transport is not to blame.
+    Ok(st)
 }
 
 /// TIB: whole blocks as `scInc 512` looped, else one `scInc len`; then `scStop`.
