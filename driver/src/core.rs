@@ -718,24 +718,39 @@ fn old_transaction(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -
     Ok(st)
 }
 
-/// TIB: whole blocks as `scInc 512` looped, else one `scInc len`; then `scStop`.
+/// TIB: whole blocks as `scInc 512` looped, else one `scInc len`; then `scStop`. Only the
+/// words the SCSI Manager reads are written (the parameters of `scStop` are ignored), byte by
+/// byte at fixed places: no slice copies on the per-request path.
 fn build_tib(g: &mut Globals, data: u32, len: u32) {
     let t = &mut g.tib;
-    t.fill(0);
     if len % BLOCK == 0 && len > BLOCK {
-        t[0..2].copy_from_slice(&SC_INC.to_be_bytes());
-        t[2..6].copy_from_slice(&data.to_be_bytes());
-        t[6..10].copy_from_slice(&BLOCK.to_be_bytes());
-        t[10..12].copy_from_slice(&SC_LOOP.to_be_bytes());
-        t[12..16].copy_from_slice(&(-10i32).to_be_bytes());
-        t[16..20].copy_from_slice(&(len / BLOCK).to_be_bytes());
-        t[20..22].copy_from_slice(&SC_STOP.to_be_bytes());
+        put16(t, 0, SC_INC);
+        put32(t, 2, data);
+        put32(t, 6, BLOCK);
+        put16(t, 10, SC_LOOP);
+        put32(t, 12, -10i32 as u32);
+        put32(t, 16, len / BLOCK);
+        put16(t, 20, SC_STOP);
     } else {
-        t[0..2].copy_from_slice(&SC_INC.to_be_bytes());
-        t[2..6].copy_from_slice(&data.to_be_bytes());
-        t[6..10].copy_from_slice(&len.to_be_bytes());
-        t[10..12].copy_from_slice(&SC_STOP.to_be_bytes());
+        put16(t, 0, SC_INC);
+        put32(t, 2, data);
+        put32(t, 6, len);
+        put16(t, 10, SC_STOP);
     }
+}
+
+#[inline(always)]
+fn put16(t: &mut [u8; 40], at: usize, v: u16) {
+    t[at] = (v >> 8) as u8;
+    t[at + 1] = v as u8;
+}
+
+#[inline(always)]
+fn put32(t: &mut [u8; 40], at: usize, v: u32) {
+    t[at] = (v >> 24) as u8;
+    t[at + 1] = (v >> 16) as u8;
+    t[at + 2] = (v >> 8) as u8;
+    t[at + 3] = v as u8;
 }
 
 // ---- Control and Status ---------------------------------------------------------------------
