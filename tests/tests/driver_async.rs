@@ -28,8 +28,8 @@ fn queued_async_requests_complete_in_order_with_their_results() {
             let out = r.alloc(64 * 512);
             // Two writes on each drive, a read, and a bad request (paramErr) in the queue.
             let mut pbs = Vec::new();
-            for i in 0..4 {
-                let (pb, d0) = r.prime_async(WRITE, i % 2, FS_FROM_START, (1000 + 100 * i as u32) * 512, bufs[i], 64 * 512);
+            for (i, &b) in bufs.iter().enumerate() {
+                let (pb, d0) = r.prime_async(WRITE, i % 2, FS_FROM_START, (1000 + 100 * i as u32) * 512, b, 64 * 512);
                 assert_eq!(d0, 0, "{}: an async call returns 0 at once", r.what());
                 pbs.push(pb);
             }
@@ -52,9 +52,9 @@ fn queued_async_requests_complete_in_order_with_their_results() {
                     assert_eq!(r.m.read_u32(pb + IO_ACT_COUNT), 64 * 512, "{what}");
                 }
             }
-            for i in 0..4 {
+            for (i, d) in data.iter().enumerate() {
                 let lba = r.lba(i % 2, (1000 + 100 * i as u64) * 512);
-                assert!(r.visible(lba, 64) == data[i], "{} write {i}", r.what());
+                assert!(r.visible(lba, 64) == *d, "{} write {i}", r.what());
             }
             assert!(r.m.read_bytes(out, 64 * 512) == data[1], "{}: the read came after the write queued before it", r.what());
             let dm = r.m.device_manager();

@@ -179,7 +179,7 @@ fn each_rom_uses_its_scsi_manager_as_designed() {
             scsi_manager::calls(&mut r.m).iter().filter_map(|c| if let ScsiCall::Old { name, .. } = c { Some(*name) } else { None }).collect();
         assert!(names.iter().any(|n| n.contains("RBlind")), "{cpu}: {names:?}");
         assert!(names.iter().any(|n| n.contains("WBlind")), "{cpu}: {names:?}");
-        assert!(!names.iter().any(|n| *n == "SCSIRead" || *n == "SCSIWrite"), "{cpu}: {names:?}");
+        assert!(!names.contains(&"SCSIRead") && !names.contains(&"SCSIWrite"), "{cpu}: {names:?}");
         r.disk().inject_short_data(1, 512);
         assert_eq!(read_check(&mut r, 8, 4), (0, 2048), "{cpu}: recovered by a polled retry");
         scsi_manager::clear_calls(&mut r.m);
@@ -188,6 +188,6 @@ fn each_rom_uses_its_scsi_manager_as_designed() {
         let names: Vec<&str> =
             scsi_manager::calls(&mut r.m).iter().filter_map(|c| if let ScsiCall::Old { name, .. } = c { Some(*name) } else { None }).collect();
         assert!(!names.iter().any(|n| n.contains("Blind")), "{cpu}: polled for good: {names:?}");
-        assert!(names.iter().any(|n| *n == "SCSIRead") && names.iter().any(|n| *n == "SCSIWrite"), "{cpu}: {names:?}");
+        assert!(names.contains(&"SCSIRead") && names.contains(&"SCSIWrite"), "{cpu}: {names:?}");
     }
 }
