@@ -25,6 +25,22 @@ fn find_page(data: &[u8]) -> Option<(usize, usize)> {
     Some((start, len))
 }
 
+/// Byte 2 of the caching page's changeable mask (MODE SENSE with PC = 1). The mask has the
+/// page where the current values have it; its page code and length bytes may be the page's
+/// own or zero (a mask of the header itself: drives differ, and the emulated disk zeroes
+/// them), so both are accepted.
+fn changeable_byte2(changeable: &[u8]) -> Option<u8> {
+    if changeable.len() < 4 {
+        return None;
+    }
+    let start = 4 + changeable[3] as usize;
+    let code = *changeable.get(start)? & 0x3F;
+    if code != caching::PAGE && code != 0 {
+        return None;
+    }
+    changeable.get(start + 2).copied()
+}
+
 /// Is the write cache on in this MODE SENSE data?
 pub fn wce_on(current: &[u8]) -> Option<bool> {
     let (o, _) = find_page(current)?;
@@ -36,8 +52,7 @@ pub fn wce_on(current: &[u8]) -> Option<bool> {
 /// changeable).
 pub fn enable_wce_list(current: &[u8], changeable: &[u8], out: &mut [u8]) -> Option<usize> {
     let (o, len) = find_page(current)?;
-    let (co, _) = find_page(changeable)?;
-    if current[o + 2] & caching::WCE != 0 || changeable[co + 2] & caching::WCE == 0 {
+    if current[o + 2] & caching::WCE != 0 || changeable_byte2(changeable)? & caching::WCE == 0 {
         return None;
     }
     let total = 4 + len;
@@ -87,6 +102,11 @@ mod tests {
         assert_eq!(out[5], 0x12, "the drive's own page length");
         assert_eq!(out[6], caching::WCE);
         assert_eq!(out[7], 0xAB, "other bytes as returned");
+        // A mask whose page code and length are zero (the emulated disk's).
+        let mut zeroed = sense(false, caching::WCE, 0x12);
+        zeroed.0[4] = 0;
+        zeroed.0[5] = 0;
+        assert_eq!(enable_wce_list(cur.bytes(), zeroed.bytes(), &mut out), Some(4 + 2 + 0x12));
         // SCSI-2 page length 0Ah too.
         let cur = sense(false, caching::RCD, 0x0A);
         let chg = sense(false, caching::WCE, 0x0A);

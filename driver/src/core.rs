@@ -31,6 +31,8 @@ const SCSI_NON_ZERO_STATUS: i16 = -7932;
 const SCSI_SELECT_TIMEOUT: i16 = -7926;
 const SCSI_BUS_RESET: i16 = -7922;
 const SCSI_REQUEST_IN_PROGRESS: i16 = 1;
+/// `scsiDataRunError`: the target moved less (or more) data than `scsiDataLength`.
+const SCSI_DATA_RUN_ERROR: i16 = -7918;
 /// `scsiResultFlags` bit: autosense data valid.
 const SCSI_AUTOSENSE_VALID: u16 = 2;
 /// `scsiFlags`.
@@ -92,6 +94,10 @@ pub struct Globals {
     pub removable: u8,
     pub write_cache_on: u8,
     pub in_prime: u8,
+    /// The command in progress may move less data than asked (MODE SENSE, INQUIRY).
+    pub short_ok: u8,
+    /// The MODE SENSE header said WP (write protected).
+    pub write_protected: u8,
     pub ndrives: u16,
     pub disk_blocks: u32,
     pub drives: [Drive; MAX_DRIVES],
@@ -100,7 +106,8 @@ pub struct Globals {
     pub active_write: u8,
     pub retries: u8,
     pub early_done: u8,
-    pub _pad: u8,
+    /// The async command in flight is the START STOP UNIT a NOT READY asked for.
+    pub starting: u8,
     pub early_result: i16,
     pub active_lba: u32,
     pub active_left: u32,
@@ -240,7 +247,10 @@ fn choose_unit(bus: u8, target: u8) -> Option<u16> {
 fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16> {
     command(g, &scsi::test_unit_ready(), Dir::None, 0, 0)?;
     let buf = g.buf.as_mut_ptr() as u32;
-    command(g, &scsi::inquiry(36), Dir::In, buf, 36)?;
+    g.short_ok = 1;
+    let inquiry = command(g, &scsi::inquiry(36), Dir::In, buf, 36);
+    g.short_ok = 0;
+    inquiry?;
     g.removable = (g.buf[1] & 0x80 != 0) as u8;
     command(g, &scsi::read_capacity_10(), Dir::In, buf, 8)?;
     let last = u32::from_be_bytes([g.buf[0], g.buf[1], g.buf[2], g.buf[3]]);
@@ -249,8 +259,18 @@ fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16> {
         return Err(err::NO_DRIVE_ERR);
     }
     g.disk_blocks = last.wrapping_add(1);
-    if settings.write_cache {
-        enable_write_cache(g);
+    // The caching page's current values: the header's WP bit for the drives, the page for
+    // the write cache. A drive without the page (SCSI-1) refuses: leave it as it is.
+    let page = g.page.as_mut_ptr() as u32;
+    g.page.fill(0);
+    g.short_ok = 1;
+    let sensed = command(g, &scsi::mode_sense_6(scsi::caching::PAGE, scsi::page_control::CURRENT, 64), Dir::In, page, 64);
+    g.short_ok = 0;
+    if sensed.is_ok() {
+        g.write_protected = (g.page[2] & 0x80 != 0) as u8;
+        if settings.write_cache {
+            enable_write_cache(g);
+        }
     }
     Ok(())
 }
@@ -258,18 +278,17 @@ fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16> {
 /// MODE SENSE the caching page (current and changeable) and turn WCE on if allowed; a drive
 /// without the page, or that refuses, is left as it is.
 fn enable_write_cache(g: &mut Globals) {
-    let page = g.page.as_mut_ptr() as u32;
-    let page2 = g.page2.as_mut_ptr() as u32;
-    g.page.fill(0);
-    g.page2.fill(0);
-    if command(g, &scsi::mode_sense_6(scsi::caching::PAGE, scsi::page_control::CURRENT, 64), Dir::In, page, 64).is_err()
-        || command(g, &scsi::mode_sense_6(scsi::caching::PAGE, scsi::page_control::CHANGEABLE, 64), Dir::In, page2, 64)
-            .is_err()
-    {
-        return;
-    }
     if crate::cache::wce_on(&g.page) == Some(true) {
         g.write_cache_on = 1;
+        return;
+    }
+    let page2 = g.page2.as_mut_ptr() as u32;
+    g.page2.fill(0);
+    g.short_ok = 1;
+    let sensed =
+        command(g, &scsi::mode_sense_6(scsi::caching::PAGE, scsi::page_control::CHANGEABLE, 64), Dir::In, page2, 64);
+    g.short_ok = 0;
+    if sensed.is_err() {
         return;
     }
     let Some(n) = crate::cache::enable_wce_list(&g.page, &g.page2, &mut g.list) else { return };
@@ -325,6 +344,7 @@ fn add_drive(g: &mut Globals, extent: Extent) {
     d.qel = DrvQElWithFlags::new_zeroed();
     d.qel.disk_in_place = if g.removable != 0 { 2 } else { 8 };
     d.qel.installed = 1;
+    d.qel.write_prot = if g.write_protected != 0 { 0x80 } else { 0 };
     d.qel.q_type.set(1);
     d.qel.dq_drv_sz.set(extent.blocks as u16);
     d.qel.dq_drv_sz2.set((extent.blocks >> 16) as u16);
@@ -448,11 +468,16 @@ fn finish_transfer(pb_addr: u32, dce_addr: u32, count: u32) {
 
 /// Start the current chunk of the active request asynchronously. 0 or an error.
 fn issue_async(g: &mut Globals) -> i16 {
-    let n = request::next_chunk(g.active_left);
-    g.active_chunk = n;
-    let write = g.active_write != 0;
-    let cdb = if write { scsi::write_10(g.active_lba, n as u16, false) } else { scsi::read_10(g.active_lba, n as u16) };
-    fill_pb43(g, &cdb, if write { Dir::Out } else { Dir::In }, g.active_buf, n * BLOCK, true);
+    if g.starting != 0 {
+        fill_pb43(g, &scsi::start_stop_unit(true, false), Dir::None, 0, 0, true);
+    } else {
+        let n = request::next_chunk(g.active_left);
+        g.active_chunk = n;
+        let write = g.active_write != 0;
+        let cdb =
+            if write { scsi::write_10(g.active_lba, n as u16, false) } else { scsi::read_10(g.active_lba, n as u16) };
+        fill_pb43(g, &cdb, if write { Dir::Out } else { Dir::In }, g.active_buf, n * BLOCK, true);
+    }
     let pb = core::ptr::addr_of!(g.pb) as u32;
     let r = mac::scsi_action(pb);
     if r < 0 { map_transport(r) } else { 0 }
@@ -464,28 +489,38 @@ fn complete(dce_addr: u32) -> Option<i16> {
     if g.active_pb == 0 {
         return None;
     }
-    let result = g.pb.scsi_result.get();
-    let write = g.active_write != 0;
-    let recovery = outcome43(g, result, write);
-    let done = match recovery {
-        Recovery::Done => {
-            let n = g.active_chunk;
-            g.active_lba += n;
-            g.active_left -= n;
-            g.active_buf += n * BLOCK;
-            g.retries = 0;
-            if g.active_left == 0 {
-                Some(0)
-            } else {
+    let done = if g.starting != 0 {
+        // The START STOP UNIT ended (however): send the transfer again.
+        g.starting = 0;
+        None
+    } else {
+        let result = g.pb.scsi_result.get();
+        let write = g.active_write != 0;
+        match outcome43(g, result, write) {
+            Recovery::Done => {
+                let n = g.active_chunk;
+                g.active_lba += n;
+                g.active_left -= n;
+                g.active_buf += n * BLOCK;
+                g.retries = 0;
+                if g.active_left == 0 {
+                    Some(0)
+                } else {
+                    None
+                }
+            }
+            Recovery::StartUnit if g.retries < MAX_RETRIES => {
+                g.retries += 1;
+                g.starting = 1;
                 None
             }
+            Recovery::Retry | Recovery::RetryLater if g.retries < MAX_RETRIES => {
+                g.retries += 1;
+                None
+            }
+            Recovery::Retry | Recovery::RetryLater | Recovery::StartUnit => Some(err::IO_ERR),
+            Recovery::Fail(e) => Some(e),
         }
-        Recovery::Retry | Recovery::RetryLater | Recovery::StartUnit if g.retries < MAX_RETRIES => {
-            g.retries += 1;
-            None
-        }
-        Recovery::Retry | Recovery::RetryLater | Recovery::StartUnit => Some(err::IO_ERR),
-        Recovery::Fail(e) => Some(e),
     };
     let result = match done {
         None => match issue_async(g) {
@@ -544,19 +579,24 @@ fn map_transport(r: i16) -> i16 {
 
 /// Decide after a 4.3 command ended with `result`.
 fn outcome43(g: &Globals, result: i16, write: bool) -> Recovery {
+    let good = g.pb.scsi_scsi_status == status::GOOD;
     match result {
         0 => Recovery::Done,
-        SCSI_NON_ZERO_STATUS => {
-            let sense = if g.pb.scsi_result_flags.get() & SCSI_AUTOSENSE_VALID != 0 {
-                Sense::parse(&g.sense)
-            } else {
-                None
-            };
-            classify(g.pb.scsi_scsi_status, sense, write)
-        }
+        SCSI_NON_ZERO_STATUS => status_outcome(g, write),
+        SCSI_DATA_RUN_ERROR if !good => status_outcome(g, write),
+        // Less data than asked with GOOD status: fine where the command allows it (MODE
+        // SENSE, INQUIRY), a transport glitch to retry for a transfer.
+        SCSI_DATA_RUN_ERROR if g.short_ok != 0 => Recovery::Done,
+        SCSI_DATA_RUN_ERROR => Recovery::Retry,
         SCSI_BUS_RESET => Recovery::Retry,
         r => Recovery::Fail(map_transport(r)),
     }
+}
+
+/// The status byte and the autosense data of the last 4.3 command → what to do.
+fn status_outcome(g: &Globals, write: bool) -> Recovery {
+    let sense = if g.pb.scsi_result_flags.get() & SCSI_AUTOSENSE_VALID != 0 { Sense::parse(&g.sense) } else { None };
+    classify(g.pb.scsi_scsi_status, sense, write)
 }
 
 /// One command, synchronously, with recovery (retries, waiting out NOT READY, START UNIT).
@@ -634,9 +674,11 @@ fn old_transaction(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -
     }
     g.cdb[..cdb.len()].copy_from_slice(cdb);
     let cdb_addr = g.cdb.as_mut_ptr() as u32;
-    let mut failed = mac::scsi_old(SCSI_CMD, cdb_addr, cdb.len() as u32, 0) != 0;
+    let cmd_failed = mac::scsi_old(SCSI_CMD, cdb_addr, cdb.len() as u32, 0) != 0;
     let blind = g.polled == 0 && len % BLOCK == 0;
-    if !failed && dir != Dir::None && len > 0 {
+    // The data phase ended before the TIB did, or the transfer failed.
+    let mut short = false;
+    if !cmd_failed && dir != Dir::None && len > 0 {
         build_tib(g, data, len);
         let tib = g.tib.as_mut_ptr() as u32;
         let sel = match (dir, blind) {
@@ -647,48 +689,68 @@ fn old_transaction(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -
         };
         match mac::scsi_old(sel, tib, 0, 0) {
             0 => {}
-            // A polled transfer the target ended early (MODE SENSE, INQUIRY return what
-            // they have): SCSIComplete collects the status.
-            SC_PHASE_ERR if !blind => {}
-            _ => {
-                failed = true;
-                if blind {
-                    // Fall back to polled transfers for good (facts doc §7.2).
-                    g.polled = 1;
-                }
-            }
+            // MODE SENSE and INQUIRY may return less than asked: SCSIComplete collects the
+            // status.
+            SC_PHASE_ERR if g.short_ok != 0 => {}
+            _ => short = true,
         }
     }
     let stat = core::ptr::addr_of_mut!(g.stat) as u32;
     let msg = core::ptr::addr_of_mut!(g.msg) as u32;
     let r = mac::scsi_old(SCSI_COMPLETE, stat, msg, 300);
-    if r != 0 && r != 10 {
+    if r != 0 && r != 10 || cmd_failed {
+        if short && blind {
+            g.polled = 1;
+        }
         return Err(Recovery::Retry);
     }
-    if failed {
+    let st = g.stat & 0xFF;
+    if short && st == status::GOOD as u16 {
+        // The target said GOOD but the data did not all move: a transfer problem. Blind
+        // transfers are the usual suspect: use polled ones from now on (facts doc §7.2).
+        if blind {
+            g.polled = 1;
+        }
         return Err(Recovery::Retry);
     }
-    Ok(g.stat & 0xFF)
+    // Otherwise the status explains the short transfer (CHECK CONDITION: a medium error
+    // after the good blocks, ...): the sense data decides, the transport is not to blame.
+    Ok(st)
 }
 
-/// TIB: whole blocks as `scInc 512` looped, else one `scInc len`; then `scStop`.
+/// TIB: whole blocks as `scInc 512` looped, else one `scInc len`; then `scStop`. Only the
+/// words the SCSI Manager reads are written (the parameters of `scStop` are ignored), byte by
+/// byte at fixed places: no slice copies on the per-request path.
 fn build_tib(g: &mut Globals, data: u32, len: u32) {
     let t = &mut g.tib;
-    t.fill(0);
     if len % BLOCK == 0 && len > BLOCK {
-        t[0..2].copy_from_slice(&SC_INC.to_be_bytes());
-        t[2..6].copy_from_slice(&data.to_be_bytes());
-        t[6..10].copy_from_slice(&BLOCK.to_be_bytes());
-        t[10..12].copy_from_slice(&SC_LOOP.to_be_bytes());
-        t[12..16].copy_from_slice(&(-10i32).to_be_bytes());
-        t[16..20].copy_from_slice(&(len / BLOCK).to_be_bytes());
-        t[20..22].copy_from_slice(&SC_STOP.to_be_bytes());
+        put16(t, 0, SC_INC);
+        put32(t, 2, data);
+        put32(t, 6, BLOCK);
+        put16(t, 10, SC_LOOP);
+        put32(t, 12, -10i32 as u32);
+        put32(t, 16, len / BLOCK);
+        put16(t, 20, SC_STOP);
     } else {
-        t[0..2].copy_from_slice(&SC_INC.to_be_bytes());
-        t[2..6].copy_from_slice(&data.to_be_bytes());
-        t[6..10].copy_from_slice(&len.to_be_bytes());
-        t[10..12].copy_from_slice(&SC_STOP.to_be_bytes());
+        put16(t, 0, SC_INC);
+        put32(t, 2, data);
+        put32(t, 6, len);
+        put16(t, 10, SC_STOP);
     }
+}
+
+#[inline(always)]
+fn put16(t: &mut [u8; 40], at: usize, v: u16) {
+    t[at] = (v >> 8) as u8;
+    t[at + 1] = v as u8;
+}
+
+#[inline(always)]
+fn put32(t: &mut [u8; 40], at: usize, v: u32) {
+    t[at] = (v >> 24) as u8;
+    t[at + 1] = (v >> 16) as u8;
+    t[at + 2] = (v >> 8) as u8;
+    t[at + 3] = v as u8;
 }
 
 // ---- Control and Status ---------------------------------------------------------------------

@@ -25,7 +25,7 @@ pub struct Transfer {
 /// both must be whole blocks and the whole transfer must lie inside the partition. Nothing
 /// outside the partition is ever addressed; violations are `paramErr`.
 pub fn plan(extent: Extent, pos: u64, count: u32) -> Result<Transfer, i16> {
-    if pos % BLOCK as u64 != 0 || count % BLOCK != 0 {
+    if !pos.is_multiple_of(BLOCK as u64) || !count.is_multiple_of(BLOCK) {
         return Err(err::PARAM_ERR);
     }
     let first = pos / BLOCK as u64;

@@ -20,7 +20,7 @@ pub enum Recovery {
 }
 
 /// Decide from the status byte and the sense data (if any).
-pub fn classify(scsi_status: u8, sense: Option<Sense>, write: bool) -> Recovery {
+pub fn classify(scsi_status: u8, sense: Option<Sense>, _write: bool) -> Recovery {
     match scsi_status {
         status::GOOD | status::CONDITION_MET => Recovery::Done,
         status::BUSY | status::QUEUE_FULL => Recovery::Retry,
@@ -37,9 +37,10 @@ pub fn classify(scsi_status: u8, sense: Option<Sense>, write: bool) -> Recovery 
                 sense_key::DATA_PROTECT => Recovery::Fail(err::WPR_ERR),
                 sense_key::ILLEGAL_REQUEST if s.asc == 0x21 => Recovery::Fail(err::PARAM_ERR),
                 sense_key::MISCOMPARE => Recovery::Fail(err::DATA_VER_ERR),
-                sense_key::MEDIUM_ERROR | sense_key::HARDWARE_ERROR => {
-                    Recovery::Fail(if write { err::WRIT_ERR } else { err::IO_ERR })
-                }
+                // `ioErr` for reads and writes alike: `writErr` (−20) is what the Device
+                // Manager answers for a driver not enabled for writes (facts §3.4), so a
+                // caller would misread it.
+                sense_key::MEDIUM_ERROR | sense_key::HARDWARE_ERROR => Recovery::Fail(err::IO_ERR),
                 _ => Recovery::Fail(err::IO_ERR),
             },
         },
@@ -64,7 +65,7 @@ mod tests {
         assert_eq!(classify(2, s(2, 4, 2), false), Recovery::StartUnit);
         assert_eq!(classify(2, s(2, 0x3A, 0), false), Recovery::Fail(err::OFF_LIN_ERR));
         assert_eq!(classify(2, s(3, 0x11, 0), false), Recovery::Fail(err::IO_ERR));
-        assert_eq!(classify(2, s(3, 0x0C, 0), true), Recovery::Fail(err::WRIT_ERR));
+        assert_eq!(classify(2, s(3, 0x0C, 0), true), Recovery::Fail(err::IO_ERR));
         assert_eq!(classify(2, s(7, 0x27, 0), true), Recovery::Fail(err::WPR_ERR));
         assert_eq!(classify(2, s(5, 0x21, 0), false), Recovery::Fail(err::PARAM_ERR));
         assert_eq!(classify(2, s(1, 0x17, 0), false), Recovery::Done);

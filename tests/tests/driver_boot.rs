@@ -4,6 +4,9 @@
 
 use std::path::PathBuf;
 
+#[path = "support/ferrite.rs"]
+mod ferrite;
+
 use ferrite_emu::scsi::{DiskConfig, DiskTarget};
 use ferrite_emu::scsi_manager::{self, ScsiManagerConfig};
 use ferrite_emu::start_manager::{BootConfig, BootReport, RomGeneration, boot};
@@ -43,6 +46,30 @@ fn ferrite_boots_and_mounts_under_both_rom_models() {
             assert_eq!(report.drivers().count(), 1, "{cpu} {rom:?}\n{report}");
             assert_eq!(report.drives.len(), 2, "{cpu} {rom:?}\n{report}");
             assert!(report.volumes.iter().any(|v| v.name == "Test HD"), "{cpu} {rom:?}\n{report}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn one_to_four_hfs_partitions_become_drives_and_volumes() {
+    for n in 1..=4usize {
+        let disk = ferrite::disk_with_volumes(driver_blob(), n, 3000);
+        for cpu in ferrite::CPUS {
+            for rom in ferrite::ROMS {
+                let rig = ferrite::boot_disk(cpu, rom, &disk, DiskConfig::default());
+                let what = format!("{n} volumes, {}\n{}", rig.what(), rig.report);
+                assert_eq!(rig.drives.len(), n, "{what}");
+                for (i, d) in rig.drives.iter().enumerate() {
+                    assert_eq!(d.blocks, 3000, "{what}");
+                    assert!(d.number >= 8, "{what}: drive numbers start at 8");
+                    assert!(rig.report.volumes.iter().any(|v| v.name == format!("Vol {}", i + 1)), "{what}");
+                }
+                let mut numbers: Vec<i16> = rig.drives.iter().map(|d| d.number).collect();
+                numbers.dedup();
+                assert_eq!(numbers.len(), n, "{what}: distinct drive numbers");
+                assert!(rig.report.errors.is_empty(), "{what}");
+            }
         }
     }
 }
