@@ -8,7 +8,7 @@
 //! too, never on the stack (see `docs/codegen-conformance.md`).
 
 use ferrite_shared::driver_blob::Settings;
-use ferrite_shared::mac::{CntrlParam, DrvQElWithFlags, ScsiDriverPb, ScsiExecIoPb, drvr_flags, err};
+use ferrite_shared::mac::{CntrlParam, DrvQElWithFlags, ScsiDriverPb, ScsiExecIoPb, VblTask, drvr_flags, err};
 use ferrite_shared::scsi::{self, Sense, status};
 use zerocopy::{FromZeros, IntoBytes};
 
@@ -24,7 +24,12 @@ const DISK_EVT: u16 = 7;
 const FIRST_DRIVE: u16 = 8;
 /// Retries of one command (UNIT ATTENTION, BUSY, NOT READY, blind-transfer fallback).
 const MAX_RETRIES: u8 = 8;
-/// Ticks to wait between NOT READY retries during a synchronous command.
+/// NOT READY (becoming ready) waits of an asynchronous request before it fails: with
+/// [`NOT_READY_WAIT_TICKS`] between them, about 20 s — a drive spinning up after power-on.
+const MAX_NOT_READY_WAITS: u8 = 40;
+/// `vType`: the `qType` of a VBL task.
+const V_TYPE: u16 = 1;
+/// Ticks to wait between NOT READY retries.
 const NOT_READY_WAIT_TICKS: u32 = 30;
 /// SCSI Manager 4.3 result codes.
 const SCSI_NON_ZERO_STATUS: i16 = -7932;
@@ -124,6 +129,13 @@ pub struct Globals {
     pub page: [u8; 64],
     pub page2: [u8; 64],
     pub buf: [u8; 512],
+    /// NOT READY waits of the active request so far.
+    pub not_ready_waits: u8,
+    /// The VBL task is installed (it waits out NOT READY on the asynchronous path).
+    pub vbl_installed: u8,
+    /// The VBL task (inactive while `vblCount` is 0), followed by our DCE for its routine.
+    pub vbl: VblTask,
+    pub vbl_dce: u32,
 }
 
 // ---- entry points (called from entry.S) ---------------------------------------------------
@@ -168,6 +180,21 @@ pub extern "C" fn ferrite_control(pb: u32, dce: u32) -> i32 {
 #[unsafe(no_mangle)]
 pub extern "C" fn ferrite_status(pb: u32, dce: u32) -> i32 {
     status_call(pb, dce) as i32
+}
+
+/// The VBL task (A0 = the task, our DCE right after it). Returns the DCE whose request is
+/// finished (the glue then jumps to IODone with `*result`) or 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn ferrite_vbl(task: u32, result: *mut i32) -> u32 {
+    let dce = mac::peek32(task + core::mem::size_of::<VblTask>() as u32);
+    match vbl_retry(dce) {
+        Some(r) => {
+            // SAFETY: the glue passes a pointer to its stack slot.
+            unsafe { *result = r as i32 };
+            dce
+        }
+        None => 0,
+    }
 }
 
 /// SCSI Manager 4.3 completion of an asynchronous command. Returns the DCE whose request is
@@ -227,6 +254,15 @@ fn install(kind: u32, d5: u32) -> Result<(), i16> {
     read_map(g)?;
     if g.use43 != 0 && kind == 1 {
         register_xref(g, d5)?;
+    }
+    if g.use43 != 0 {
+        // A VBL task, idle until a NOT READY has to be waited out at interrupt time.
+        g.vbl = VblTask::new_zeroed();
+        g.vbl.q_type.set(V_TYPE);
+        g.vbl.vbl_addr.set(mac::vbl_task_address());
+        g.vbl_dce = dce_addr;
+        let task = core::ptr::addr_of!(g.vbl) as u32;
+        g.vbl_installed = (mac::vinstall(task) == 0) as u8;
     }
     post_pending_events(g);
     Ok(())
@@ -431,6 +467,7 @@ fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
         g.active_buf = buf;
         g.active_total = count;
         g.retries = 0;
+        g.not_ready_waits = 0;
         g.early_done = 0;
         g.in_prime = 1;
         let r = issue_async(g);
@@ -514,6 +551,13 @@ fn complete(dce_addr: u32) -> Option<i16> {
                 g.starting = 1;
                 None
             }
+            Recovery::RetryLater if g.vbl_installed != 0 && g.not_ready_waits < MAX_NOT_READY_WAITS => {
+                // Wait at interrupt time without spinning: the VBL task sends the command
+                // again in NOT_READY_WAIT_TICKS ticks.
+                g.not_ready_waits += 1;
+                g.vbl.vbl_count.set(NOT_READY_WAIT_TICKS as i16);
+                return None;
+            }
             Recovery::Retry | Recovery::RetryLater if g.retries < MAX_RETRIES => {
                 g.retries += 1;
                 None
@@ -529,6 +573,24 @@ fn complete(dce_addr: u32) -> Option<i16> {
         },
         Some(r) => r,
     };
+    finish_active(g, dce_addr, result)
+}
+
+/// The VBL task's turn: send the waiting command again. `Some(result)` finishes the Device
+/// Manager request.
+fn vbl_retry(dce_addr: u32) -> Option<i16> {
+    let g = globals(dce_addr);
+    if g.active_pb == 0 {
+        return None;
+    }
+    match issue_async(g) {
+        0 => None,
+        e => finish_active(g, dce_addr, e),
+    }
+}
+
+/// End the active request with `result`.
+fn finish_active(g: &mut Globals, dce_addr: u32, result: i16) -> Option<i16> {
     let pb = g.active_pb;
     g.active_pb = 0;
     if result == 0 {
@@ -603,6 +665,7 @@ fn status_outcome(g: &Globals, write: bool) -> Recovery {
 fn command(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -> Result<(), i16> {
     let write = dir == Dir::Out;
     let mut tries = 0u8;
+    let mut waits = 0u8;
     loop {
         let recovery = if g.use43 != 0 {
             fill_pb43(g, cdb, dir, data, len, false);
@@ -612,12 +675,21 @@ fn command(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -> Result
         } else {
             old_command(g, cdb, dir, data, len)
         };
-        tries += 1;
         match recovery {
             Recovery::Done => return Ok(()),
             Recovery::Fail(e) => return Err(e),
-            _ if tries >= MAX_RETRIES => return Err(err::IO_ERR),
-            Recovery::Retry => {}
+            // NOT READY, becoming ready: wait, up to MAX_NOT_READY_WAITS times.
+            Recovery::RetryLater if waits < MAX_NOT_READY_WAITS => {
+                waits += 1;
+                wait_ticks(NOT_READY_WAIT_TICKS);
+                continue;
+            }
+            _ if tries + 1 >= MAX_RETRIES => return Err(err::IO_ERR),
+            _ => {}
+        }
+        tries += 1;
+        match recovery {
+            Recovery::Retry | Recovery::Done | Recovery::Fail(_) => {}
             Recovery::RetryLater => wait_ticks(NOT_READY_WAIT_TICKS),
             Recovery::StartUnit => {
                 let start = scsi::start_stop_unit(true, false);
@@ -638,9 +710,9 @@ fn command_once(g: &mut Globals, cdb: &[u8]) -> Recovery {
     }
 }
 
+/// Let `n` ticks pass (`_Delay`).
 fn wait_ticks(n: u32) {
-    let t0 = mac::ticks();
-    while mac::ticks().wrapping_sub(t0) < n {}
+    mac::delay(n);
 }
 
 /// The original SCSI Manager transaction of `mac-driver-facts.md` §7.3; a CHECK CONDITION

@@ -63,6 +63,26 @@ ferrite_scsi_completion:
         move.l  (JIODone).w,-(%sp)      | IODone returns to our caller
 1:      rts
 
+| ---- VBL task: waits out NOT READY for an asynchronous request -------------------------------
+| Entered with A0 = the task; D0-D2/A0-A1 scratch (VBL task rules). Like the completion glue,
+| it may end the Device Manager request by jumping to IODone.
+        .globl  ferrite_vbl_task
+ferrite_vbl_task:
+        subq.l  #4,%sp                  | slot for the request result
+        movem.l %d2-%d7/%a2-%a6,-(%sp)  | 44 bytes
+        pea     44(%sp)                 | &slot
+        move.l  %a0,-(%sp)              | the task
+        bsr.w   ferrite_vbl             | (task, &result) -> DCE to complete, or 0
+        addq.l  #8,%sp
+        movem.l (%sp)+,%d2-%d7/%a2-%a6
+        move.l  (%sp)+,%d1              | result
+        tst.l   %d0
+        beq.s   1f
+        movea.l %d0,%a1
+        move.l  %d1,%d0
+        move.l  (JIODone).w,-(%sp)      | IODone returns to the VBL manager
+1:      rts
+
 | ---- trap glue (C ABI) ---------------------------------------------------------------------
 | i16 ferrite_new_ptr_sys_clear(u32 size, void **out)
         .globl  ferrite_new_ptr_sys_clear
@@ -110,6 +130,19 @@ ferrite_scsi_action:
         move.l  4(%sp),%a0
         moveq   #1,%d0                  | SCSIAction
         .short  0xA089                  | _SCSIAtomic
+        ext.l   %d0
+        rts
+| void ferrite_delay(u32 ticks)
+        .globl  ferrite_delay
+ferrite_delay:
+        movea.l 4(%sp),%a0
+        .short  0xA03B                  | _Delay
+        rts
+| i16 ferrite_vinstall(VBLTask *task)
+        .globl  ferrite_vinstall
+ferrite_vinstall:
+        move.l  4(%sp),%a0
+        .short  0xA033                  | _VInstall
         ext.l   %d0
         rts
 | bool ferrite_trap_available(u16 trap): the trap's address differs from _Unimplemented's.

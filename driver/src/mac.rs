@@ -14,6 +14,9 @@ unsafe extern "C" {
     fn ferrite_scsi_old(selector: u32, a: u32, b: u32, c: u32) -> i32;
     fn ferrite_panic() -> !;
     fn ferrite_scsi_completion();
+    fn ferrite_vbl_task();
+    fn ferrite_vinstall(task: u32) -> i32;
+    fn ferrite_delay(ticks: u32);
     static ferrite_drvr_header: u8;
     static ferrite_blob_start: [u8; 48];
 }
@@ -22,7 +25,6 @@ unsafe extern "C" {
 pub mod lowmem {
     pub const UTABLE_BASE: u32 = 0x11C;
     pub const UNIT_NTRY_CNT: u32 = 0x1D2;
-    pub const TICKS: u32 = 0x16A;
     pub const DRV_Q_HEAD: u32 = 0x30A;
 }
 
@@ -37,11 +39,6 @@ pub fn peek32(addr: u32) -> u32 {
 pub fn peek16(addr: u32) -> u16 {
     // SAFETY: as `peek32`.
     unsafe { core::ptr::read_volatile(addr as *const u16) }
-}
-
-/// `Ticks`.
-pub fn ticks() -> u32 {
-    peek32(lowmem::TICKS)
 }
 
 /// `_NewPtr SYS CLEAR`.
@@ -80,6 +77,23 @@ pub fn post_event(what: u16, message: u32) -> i16 {
 pub fn scsi_action(pb: u32) -> i16 {
     // SAFETY: trap glue; `pb` is a parameter block in our globals.
     unsafe { ferrite_scsi_action(pb) as i16 }
+}
+
+/// `_Delay` for `ticks` ticks.
+pub fn delay(ticks: u32) {
+    // SAFETY: trap glue.
+    unsafe { ferrite_delay(ticks) }
+}
+
+/// `_VInstall` of the task at `task` (in our globals).
+pub fn vinstall(task: u32) -> i16 {
+    // SAFETY: trap glue; the task lives in the system heap for as long as the driver.
+    unsafe { ferrite_vinstall(task) as i16 }
+}
+
+/// Address of the VBL task glue.
+pub fn vbl_task_address() -> u32 {
+    ferrite_vbl_task as *const () as usize as u32
 }
 
 /// Whether the trap exists (its address is not `_Unimplemented`'s).

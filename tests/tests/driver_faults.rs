@@ -191,3 +191,28 @@ fn each_rom_uses_its_scsi_manager_as_designed() {
         assert!(names.contains(&"SCSIRead") && names.contains(&"SCSIWrite"), "{cpu}: {names:?}");
     }
 }
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_long_not_ready_is_waited_out_with_a_bound() {
+    // A drive that stays "becoming ready" for 12 commands: more than the immediate retries,
+    // fewer than the bound. Under SCSI Manager 4.3 the driver waits between tries with its
+    // VBL task (time passes, nothing spins); under the original manager it waits in Prime.
+    for cpu in CPUS {
+        for rom in ROMS {
+            let mut r = rig(cpu, rom);
+            let w = r.what();
+            r.disk().inject_not_ready(12, NotReadyCause::BecomingReady);
+            let t0 = r.m.ticks();
+            assert_eq!(read_check(&mut r, 10, 2), (0, 1024), "{w}: the read succeeds once the drive is ready");
+            let waited = r.m.ticks() - t0;
+            assert!(waited >= 12 * 30, "{w}: the driver waited between tries ({waited} ticks)");
+            // A drive that never becomes ready: an error within the bound, not a hang.
+            r.disk().inject_not_ready(1000, NotReadyCause::BecomingReady);
+            let reads = r.disk().opcode_count(READ_10);
+            assert_eq!(read_check(&mut r, 10, 1), (IO_ERR, 0), "{w}: gives up");
+            let tries = r.disk().opcode_count(READ_10) - reads;
+            assert!(tries <= 50, "{w}: bounded ({tries} tries)");
+        }
+    }
+}
