@@ -5,8 +5,9 @@
 use super::disk::{self, apply_settings, driver_blob};
 use super::human;
 use anyhow::{Result, anyhow, bail};
-use ferrite_formatter::BlockDevice;
 use ferrite_formatter::apm::{self, MAX_DRIVER_BYTES};
+use ferrite_formatter::image::ImageFile;
+use ferrite_formatter::{BlockDevice, DeviceError};
 use ferrite_shared::driver_blob::Settings;
 use ferrite_shared::partition_map::{
     DriverDescriptorMap, MAX_DRIVER_DESCRIPTORS, PartitionEntry, SCSI_DRIVER_PAD_SIGNATURE,
@@ -40,7 +41,7 @@ pub fn install_driver(path: &Path, write_cache: Option<bool>, driver: Option<&Pa
             }
         );
     }
-    let map = apm::read_map(&mut img)
+    let map = read_map_for_replacing(&mut img)
         .map_err(|e| anyhow!("{}: {e} (see `ferrite check`)", path.display()))?;
     let bs = map.block_size as u64;
 
@@ -202,6 +203,63 @@ pub fn install_driver(path: &Path, write_cache: Option<bool>, driver: Option<&Pa
         println!("write cache: {}", if s.write_cache { "on" } else { "off" });
     }
     Ok(())
+}
+
+/// Read the map as [`apm::read_map`] does, except that a driver whose checksum is wrong (a
+/// damaged driver, about to be replaced) is accepted: the check runs over a copy of its entry
+/// holding the checksum the driver has, in memory only.
+fn read_map_for_replacing(img: &mut ImageFile) -> Result<apm::PartitionMap, apm::ApmError> {
+    use ferrite_shared::partition_map::MapError;
+    /// `pmBootCksum`'s offset in an entry.
+    const PM_BOOT_CKSUM: usize = 116;
+    let mut patches: Vec<(u64, Vec<u8>)> = Vec::new();
+    loop {
+        let mut view = Patched {
+            dev: &mut *img,
+            patches: &patches,
+        };
+        match apm::read_map(&mut view) {
+            Err(apm::ApmError::Map(MapError::DriverChecksum {
+                block, computed, ..
+            })) if patches.len() < 64 && !patches.iter().any(|(b, _)| *b == block as u64) => {
+                let mut b = vec![0u8; img.block_size() as usize];
+                img.read_blocks(block as u64, &mut b)?;
+                b[PM_BOOT_CKSUM..PM_BOOT_CKSUM + 4]
+                    .copy_from_slice(&(computed as u32).to_be_bytes());
+                patches.push((block as u64, b));
+            }
+            r => return r,
+        }
+    }
+}
+
+/// A device with some blocks replaced in memory (reads only).
+struct Patched<'a> {
+    dev: &'a mut ImageFile,
+    patches: &'a [(u64, Vec<u8>)],
+}
+
+impl BlockDevice for Patched<'_> {
+    fn block_size(&self) -> u32 {
+        self.dev.block_size()
+    }
+    fn block_count(&self) -> u64 {
+        self.dev.block_count()
+    }
+    fn read_blocks(&mut self, block: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
+        self.dev.read_blocks(block, buf)?;
+        let bs = self.block_size() as u64;
+        for (b, data) in self.patches {
+            if (block..block + buf.len() as u64 / bs).contains(b) {
+                let at = ((b - block) * bs) as usize;
+                buf[at..at + bs as usize].copy_from_slice(data);
+            }
+        }
+        Ok(())
+    }
+    fn write_blocks(&mut self, _block: u64, _buf: &[u8]) -> Result<(), DeviceError> {
+        Err(DeviceError::Io("read-only view".into()))
+    }
 }
 
 /// Grow entry `i` to `need` blocks into the space right after it: an `Apple_Free` partition

@@ -225,10 +225,21 @@ pub fn ls(target: &str, recursive: bool) -> Result<()> {
 pub fn check(path: &Path) -> Result<()> {
     let mut img = disk::open_disk(path, false)?;
     let mut problems = 0usize;
-    let (map, slots) = match disk::volume_slots(&mut img) {
-        Ok(x) => x,
-        Err(e) => bail!("{}: {e}", path.display()),
-    };
+    if disk::sniff(path)?.ddm_block_size.is_some()
+        && let Err(e) = apm::read_map(&mut img)
+    {
+        let hint = match &e {
+            apm::ApmError::Map(ferrite_shared::partition_map::MapError::DriverChecksum {
+                ..
+            }) => {
+                "the driver is damaged: `ferrite install-driver` writes it again (the volumes are kept)"
+            }
+            _ => "copy the files off if you can and start over with `ferrite init --force`",
+        };
+        bail!("{}: {e}; {hint}", path.display());
+    }
+    let (map, slots) =
+        disk::volume_slots(&mut img).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     if let Some(map) = &map {
         println!("partition map: valid, {} entries", map.partitions.len());
         if map.ddm.descriptors().is_empty() {
