@@ -272,9 +272,9 @@ pub fn init(a: &InitArgs) -> Result<()> {
     };
     let (path, bs, existing, is_device) = prepare_target(&a.disk, a.block_size, a.force)?;
     let size = match (a.size, existing, is_device) {
-        (Some(s), Some(have), true) if s > have => {
+        (Some(s), Some(have), true) if s / bs as u64 != have / bs as u64 => {
             bail!(
-                "--size {} is larger than the device ({})",
+                "--size {}: a device is always used whole ({}): leave --size out",
                 human(s),
                 human(have)
             )
@@ -346,6 +346,13 @@ pub fn convert(a: &ConvertArgs) -> Result<()> {
         .max(DEFAULT_DRIVER_SLOT_BLOCKS as u64);
     let needed = DRIVER_START_BLOCK as u64 + driver_slot + part_blocks;
     let disk_blocks = match (a.size, existing, is_device) {
+        (Some(s), Some(have), true) if s / bs as u64 != have / bs as u64 => {
+            bail!(
+                "--size {}: a device is always used whole ({}): leave --size out",
+                human(s),
+                human(have)
+            )
+        }
         (Some(s), _, _) => s / bs as u64,
         (None, Some(have), true) => have / bs as u64,
         _ => needed,
