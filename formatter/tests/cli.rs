@@ -619,6 +619,19 @@ fn bare_volume(s: &Scratch, name: &str) -> PathBuf {
     path
 }
 
+/// A DiskCopy 4.2 image holding `raw` (no tags).
+fn diskcopy42(raw: &[u8]) -> Vec<u8> {
+    let mut h = vec![0u8; 84];
+    h[0] = 8;
+    h[1..9].copy_from_slice(b"Old Disk");
+    h[64..68].copy_from_slice(&(raw.len() as u32).to_be_bytes());
+    h[80] = 3;
+    h[81] = 0x22;
+    h[82..84].copy_from_slice(&[0x01, 0x00]);
+    h.extend_from_slice(raw);
+    h
+}
+
 #[test]
 fn convert_wraps_a_bare_volume() {
     let s = Scratch::new("convert");
@@ -670,6 +683,14 @@ fn convert_wraps_a_bare_volume() {
         ],
     );
     assert!(err.contains("too small"), "{err}");
+    // A DiskCopy 4.2 image of the same volume.
+    let raw = std::fs::read(s.path("old.dsk")).unwrap();
+    std::fs::write(s.path("old.image"), diskcopy42(&raw)).unwrap();
+    ok(&s, &["convert", "old.image", "dc.hda", "--driver", &drv]);
+    assert_eq!(
+        read_file(&s.path("dc.hda"), 0, &[b"ReadMe"]).0,
+        b"from a .dsk"
+    );
     std::fs::write(s.path("junk.dsk"), vec![0u8; 1 << 20]).unwrap();
     let err = fails(&s, &["convert", "junk.dsk", "j.hda", "--driver", &drv]);
     assert!(err.contains("not a bare HFS volume"), "{err}");

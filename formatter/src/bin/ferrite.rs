@@ -64,7 +64,7 @@ enum Cmd {
         #[arg(long)]
         force: bool,
     },
-    /// Wrap a bare HFS volume image (a .dsk) in a partition map with the driver.
+    /// Wrap a bare HFS volume image (raw .dsk/.img, or DiskCopy 4.2) in a partition map with the driver.
     Convert {
         /// The HFS volume image.
         volume: PathBuf,

@@ -10,7 +10,7 @@ use ferrite_formatter::hfs::{
     CLASSIC_68K_MAX_VOLUME_BYTES, FormatOptions, MIN_VOLUME_SECTORS, Volume, format_volume,
 };
 use ferrite_formatter::image::ImageFile;
-use ferrite_formatter::{BlockDevice, Region};
+use ferrite_formatter::{BlockDevice, MemDisk, Region};
 use std::path::{Path, PathBuf};
 
 pub struct InitArgs {
@@ -326,12 +326,20 @@ pub fn convert(a: &ConvertArgs) -> Result<()> {
     if !a.volume.is_file() {
         bail!("{}: no such volume image", a.volume.display());
     }
-    let mut src = ImageFile::open_read_only(&a.volume)
-        .with_context(|| format!("cannot open {}", a.volume.display()))?;
+    let mut src: Box<dyn BlockDevice> = match diskcopy42(&a.volume)? {
+        Some(mem) => Box::new(mem),
+        None => Box::new(
+            ImageFile::open_read_only(&a.volume)
+                .with_context(|| format!("cannot open {}", a.volume.display()))?,
+        ),
+    };
     let vol_bytes = src.size_bytes();
     let name = {
-        let v = Volume::open(&mut src).map_err(|e| {
-            anyhow!("{} is not a bare HFS volume image: {e} (convert takes a raw .dsk/.img of one volume; DiskCopy 4.2 images must be converted to raw first)", a.volume.display())
+        let v = Volume::open(&mut *src).map_err(|e| {
+            anyhow!(
+                "{} is not a bare HFS volume image: {e} (convert takes a raw .dsk/.img of one volume or a DiskCopy 4.2 image)",
+                a.volume.display()
+            )
         })?;
         v.info().name
     };
@@ -391,7 +399,7 @@ pub fn convert(a: &ConvertArgs) -> Result<()> {
     let mut off = 0u64;
     while off < vol_bytes {
         let n = CHUNK.min(vol_bytes - off) as usize;
-        ferrite_formatter::device::read_bytes(&mut src, off, &mut buf[..n])
+        ferrite_formatter::device::read_bytes(&mut *src, off, &mut buf[..n])
             .map_err(|e| anyhow!("{}: {e}", a.volume.display()))?;
         // A fresh image is zero: skip zero chunks so that it stays sparse.
         if is_device || buf[..n].iter().any(|&b| b != 0) {
@@ -411,6 +419,29 @@ pub fn convert(a: &ConvertArgs) -> Result<()> {
         human(disk_blocks * bs as u64)
     );
     Ok(())
+}
+
+/// A DiskCopy 4.2 image (84-byte header, then the data, then the tags) as a disk in memory;
+/// `None` for anything else.
+pub fn diskcopy42(path: &Path) -> Result<Option<MemDisk>> {
+    let len = std::fs::metadata(path)?.len();
+    if !(84..=(64 << 20)).contains(&len) {
+        return Ok(None);
+    }
+    let b = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let be32 = |o: usize| u32::from_be_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64;
+    let (data, tags) = (be32(64), be32(68));
+    if b[82..84] != [0x01, 0x00]
+        || b[0] > 63
+        || 84 + data + tags != len
+        || data == 0
+        || !data.is_multiple_of(512)
+    {
+        return Ok(None);
+    }
+    Ok(Some(MemDisk::from_bytes(
+        b[84..84 + data as usize].to_vec(),
+    )))
 }
 
 #[cfg(test)]
