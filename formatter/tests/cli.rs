@@ -567,6 +567,56 @@ fn add_macbinary_and_appledouble_keep_forks_and_types() {
 }
 
 #[test]
+fn add_copies_folders_recursively() {
+    let s = Scratch::new("add-tree");
+    let drv = s.fake_ferrite(9000, true);
+    ok(&s, &["init", "d.hda", "--size", "16M", "--driver", &drv]);
+    for (p, body) in [
+        ("Games/readme.txt", "r"),
+        ("Games/Chess/board.txt", "b"),
+        ("Games/.DS_Store", "x"),
+    ] {
+        let path = s.path(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, body).unwrap();
+    }
+    std::fs::create_dir_all(s.path("Games/Empty")).unwrap();
+    let out = ok(&s, &["add", "d.hda:Macintosh HD/Stuff", "Games"]);
+    assert!(out.contains("folder Games/Empty"), "{out}");
+    assert_eq!(
+        read_file(
+            &s.path("d.hda"),
+            0,
+            &[b"Stuff", b"Games", b"Chess", b"board.txt"]
+        )
+        .0,
+        b"b"
+    );
+    assert_eq!(
+        read_file(&s.path("d.hda"), 0, &[b"Stuff", b"Games", b"readme.txt"]).0,
+        b"r"
+    );
+    let ls = ok(&s, &["ls", "-R", "d.hda"]);
+    assert!(
+        ls.contains("Stuff/Games/Empty/") && !ls.contains("DS_Store"),
+        "{ls}"
+    );
+    // Adding into an existing folder merges; a file already there is refused.
+    std::fs::write(s.path("Games/new.txt"), "n").unwrap();
+    let err = fails(&s, &["add", "d.hda:Macintosh HD/Stuff", "Games"]);
+    assert!(
+        err.contains("Stuff:Games:Chess:board.txt already exists")
+            && err.contains("nothing was copied"),
+        "{err}"
+    );
+    assert!(
+        !ok(&s, &["ls", "-R", "d.hda"]).contains("new.txt"),
+        "nothing was copied"
+    );
+    assert!(volume_clean(&s.path("d.hda"), 0));
+}
+
+#[test]
 fn add_and_ls_errors_name_the_problem() {
     let s = Scratch::new("add-errors");
     let drv = s.fake_ferrite(9000, true);

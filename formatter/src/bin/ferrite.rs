@@ -80,12 +80,12 @@ enum Cmd {
         #[arg(long)]
         force: bool,
     },
-    /// Copy files onto a volume. MacBinary and AppleSingle/AppleDouble files keep their
+    /// Copy files (and folders, recursively) onto a volume. MacBinary and AppleSingle/AppleDouble files keep their
     /// forks, type and creator; plain files get a type and creator from their extension.
     Add {
         /// DISK, DISK:VOLUME or DISK:VOLUME/FOLDER (missing folders are created).
         target: String,
-        /// Files to copy.
+        /// Files and folders to copy.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },

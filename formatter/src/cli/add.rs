@@ -73,7 +73,7 @@ pub fn prepare(path: &Path) -> Result<Prepared> {
         .with_context(|| format!("{}: cannot read it (no such file?)", path.display()))?;
     if meta.is_dir() {
         bail!(
-            "{} is a folder: give the files inside it (folders are not copied recursively)",
+            "{} is a folder (folders are copied by `ferrite add`, not read as a file)",
             path.display()
         );
     }
@@ -186,10 +186,49 @@ pub fn prepare(path: &Path) -> Result<Prepared> {
     })
 }
 
+/// A folder to create (`None`) or a file to add, with its folder path below the target.
+type Item = (Vec<Vec<u8>>, Option<Prepared>);
+
+/// Expand a host folder: the folder itself, its files (AppleDouble `._NAME` companions go
+/// with NAME; other dot files are skipped) and its folders, in name order.
+fn collect_folder(dir: &Path, rel: &mut Vec<Vec<u8>>, out: &mut Vec<Item>) -> Result<()> {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| anyhow!("{}: a folder needs a name", dir.display()))?;
+    rel.push(mac_name(name, 31, "folder name")?);
+    if rel.len() > 100 {
+        bail!("{}: folders nested more than 100 deep", dir.display());
+    }
+    out.push((rel.clone(), None));
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    entries.sort();
+    for p in entries {
+        let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(real) = n.strip_prefix("._") {
+            if p.with_file_name(real).exists() {
+                continue;
+            }
+        } else if n.starts_with('.') {
+            continue;
+        }
+        if p.is_dir() {
+            collect_folder(&p, rel, out)?;
+        } else {
+            out.push((rel.clone(), Some(prepare(&p)?)));
+        }
+    }
+    rel.pop();
+    Ok(())
+}
+
 pub fn add(target: &str, files: &[PathBuf]) -> Result<()> {
     let t = disk::parse_target(target)?;
     // Read every input first: a bad input changes nothing on the disk.
-    let mut inputs: Vec<Prepared> = Vec::new();
+    let mut inputs: Vec<Item> = Vec::new();
     for f in files {
         // `._NAME` given next to NAME: NAME's entry already takes it.
         if let Some(n) = f.file_name().and_then(|n| n.to_str())
@@ -200,7 +239,11 @@ pub fn add(target: &str, files: &[PathBuf]) -> Result<()> {
         {
             continue;
         }
-        inputs.push(prepare(f)?);
+        if f.is_dir() {
+            collect_folder(f, &mut Vec::new(), &mut inputs)?;
+        } else {
+            inputs.push((Vec::new(), Some(prepare(f)?)));
+        }
     }
     let mut img = disk::open_disk(&t.disk, true)?;
     let (_, slots) = disk::volume_slots(&mut img)?;
@@ -223,13 +266,58 @@ pub fn add(target: &str, files: &[PathBuf]) -> Result<()> {
             .map_err(|e| anyhow!("cannot create the folder: {e}"))?,
         Err(e) => bail!("{e}"),
     };
+    // Refuse before changing anything when a file is already there.
+    for (rel, item) in &inputs {
+        let Some(p) = item else { continue };
+        let full: Vec<&[u8]> = refs
+            .iter()
+            .copied()
+            .chain(rel.iter().map(|r| r.as_slice()))
+            .chain([p.name.as_slice()])
+            .collect();
+        if vol.lookup_path(&full).is_ok() {
+            let shown: Vec<String> = full
+                .iter()
+                .map(|n| ferrite_formatter::macroman::lossy(n))
+                .collect();
+            bail!(
+                "{vol_name}:{} already exists on the volume: rename the file you add (files are never replaced); nothing was copied",
+                shown.join(":")
+            );
+        }
+    }
     let total: u64 = inputs
         .iter()
+        .filter_map(|(_, p)| p.as_ref())
         .map(|p| (p.data.len() + p.rsrc.len()) as u64)
         .sum();
     let pb = progress(total, "copying");
     let mut result = Ok(());
-    for p in &inputs {
+    for (rel, item) in &inputs {
+        let folder = if rel.is_empty() {
+            folder
+        } else {
+            let full: Vec<&[u8]> = refs
+                .iter()
+                .copied()
+                .chain(rel.iter().map(|r| r.as_slice()))
+                .collect();
+            match vol.make_folders(&full, mac_now()) {
+                Ok(id) => id,
+                Err(e) => {
+                    result = Err(anyhow!("cannot create the folder: {e}"));
+                    break;
+                }
+            }
+        };
+        let Some(p) = item else {
+            let shown: Vec<String> = rel
+                .iter()
+                .map(|r| ferrite_formatter::macroman::lossy(r))
+                .collect();
+            pb.suspend(|| println!("folder {}", shown.join("/")));
+            continue;
+        };
         let nf = NewFile {
             name: &p.name,
             file_type: p.file_type,
