@@ -834,7 +834,7 @@ fn install_driver_adds_and_grows_a_driver_partition_in_free_space() {
     assert!(out.contains("new partition"), "{out}");
     let parts = partitions(&path, 512);
     let d = parts.iter().find(|p| p.kind == "Apple_Driver43").unwrap();
-    assert_eq!(d.blocks, 18);
+    assert_eq!(d.blocks, 32, "18 blocks needed, the default slot taken");
     assert_eq!(parts.last().unwrap().kind, "Apple_Free");
     // A bigger driver grows into the free space after it.
     let big = s.fake_ferrite(30_000, false);
@@ -1041,6 +1041,48 @@ fn converted_and_reinstalled_disks_boot() {
         &["install-driver", "HD20_512.hda", "--write-cache", "off"],
     );
     boots(&s, "HD20_512.hda", &["Vendor"], None);
+}
+
+#[test]
+#[ignore = "needs the m68k driver, parted and hfsutils: run `cargo xtask test`"]
+fn a_parted_and_hformat_disk_gets_the_driver_and_boots() {
+    let s = Scratch::new("boot-parted");
+    real_driver_available(&s);
+    std::fs::File::create(s.path("HD60_512.hda"))
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    s.tool("parted", &["-s", "HD60_512.hda", "mklabel", "mac"]);
+    s.tool(
+        "parted",
+        &[
+            "-s",
+            "HD60_512.hda",
+            "mkpart",
+            "primary",
+            "hfs",
+            "2048s",
+            "100%",
+        ],
+    );
+    s.tool("hformat", &["-l", "Parted Vol", "HD60_512.hda", "1"]);
+    let err = fails(&s, &["boot", "HD60_512.hda"]);
+    assert!(err.contains("no driver was loaded"), "{err}");
+    let out = ok(&s, &["install-driver", "HD60_512.hda"]);
+    assert!(out.contains("new partition"), "{out}");
+    std::fs::write(s.path("t.txt"), b"parted disk").unwrap();
+    ok(&s, &["add", "HD60_512.hda", "t.txt"]);
+    boots(
+        &s,
+        "HD60_512.hda",
+        &["Parted Vol"],
+        Some(("t.txt", "parted disk")),
+    );
+    let listing = s.tool(
+        "parted",
+        &["-m", "-s", "HD60_512.hda", "unit", "s", "print"],
+    );
+    assert!(listing.contains(":64s:95s:32s::Macintosh:;"), "{listing}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use super::disk::{self, apply_settings, driver_blob};
 use super::human;
 use anyhow::{Result, anyhow, bail};
-use ferrite_formatter::apm::{self, MAX_DRIVER_BYTES};
+use ferrite_formatter::apm::{self, DEFAULT_DRIVER_SLOT_BLOCKS, MAX_DRIVER_BYTES};
 use ferrite_formatter::image::ImageFile;
 use ferrite_formatter::{BlockDevice, DeviceError};
 use ferrite_shared::driver_blob::Settings;
@@ -101,7 +101,14 @@ pub fn install_driver(path: &Path, write_cache: Option<bool>, driver: Option<&Pa
             }
             i
         }
-        None => take_free(&mut entries, need, map_capacity).ok_or_else(|| {
+        // Room to grow later when the free space allows it.
+        None => take_free(
+            &mut entries,
+            need.max(DEFAULT_DRIVER_SLOT_BLOCKS as u64),
+            map_capacity,
+        )
+        .or_else(|| take_free(&mut entries, need, map_capacity))
+        .ok_or_else(|| {
             anyhow!(
                 "{} has no driver partition and no free space of {} for one: back up the volumes and run `ferrite init --force`",
                 path.display(),
