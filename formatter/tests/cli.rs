@@ -479,6 +479,20 @@ fn add_plain_files_get_type_and_creator_from_the_extension() {
         "{ls}"
     );
     assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
+    // --text: Mac line endings for text files only.
+    std::fs::write(s.path("dos.txt"), b"a\r\nb\nc").unwrap();
+    ok(
+        &s,
+        &["add", "--text", "d.hda:Macintosh HD/T", "dos.txt", "blob"],
+    );
+    assert_eq!(
+        read_file(&s.path("d.hda"), 0, &[b"T", b"dos.txt"]).0,
+        b"a\rb\rc"
+    );
+    assert_eq!(
+        read_file(&s.path("d.hda"), 0, &[b"T", b"blob"]).0,
+        vec![7; 3]
+    );
     // Adding the same name again is refused and changes nothing.
     let err = fails(&s, &["add", "d.hda", "notes.txt"]);
     assert!(

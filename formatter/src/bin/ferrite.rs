@@ -88,6 +88,10 @@ enum Cmd {
         /// Files and folders to copy.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Plain text files (type TEXT from their extension) get Mac line endings: LF and
+        /// CR LF become CR.
+        #[arg(long)]
+        text: bool,
     },
     /// List a volume's files: DISK, DISK:VOLUME or DISK:VOLUME/PATH.
     Ls {
@@ -162,7 +166,11 @@ fn main() -> ExitCode {
             driver,
             force,
         }),
-        Cmd::Add { target, files } => cli::add::add(&target, &files),
+        Cmd::Add {
+            target,
+            files,
+            text,
+        } => cli::add::add(&target, &files, text),
         Cmd::Ls { target, recursive } => cli::info::ls(&target, recursive),
         Cmd::Info { disk } => cli::info::info(&disk),
         Cmd::Check { disk } => cli::info::check(&disk),

@@ -186,6 +186,25 @@ pub fn prepare(path: &Path) -> Result<Prepared> {
     })
 }
 
+/// LF and CR LF to CR.
+pub fn mac_line_endings(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], b.get(i + 1)) {
+            (b'\r', Some(b'\n')) => {
+                out.push(b'\r');
+                i += 2;
+                continue;
+            }
+            (b'\n', _) => out.push(b'\r'),
+            (c, _) => out.push(c),
+        }
+        i += 1;
+    }
+    out
+}
+
 /// A folder to create (`None`) or a file to add, with its folder path below the target.
 type Item = (Vec<Vec<u8>>, Option<Prepared>);
 
@@ -225,7 +244,7 @@ fn collect_folder(dir: &Path, rel: &mut Vec<Vec<u8>>, out: &mut Vec<Item>) -> Re
     Ok(())
 }
 
-pub fn add(target: &str, files: &[PathBuf]) -> Result<()> {
+pub fn add(target: &str, files: &[PathBuf], text: bool) -> Result<()> {
     let t = disk::parse_target(target)?;
     // Read every input first: a bad input changes nothing on the disk.
     let mut inputs: Vec<Item> = Vec::new();
@@ -318,12 +337,19 @@ pub fn add(target: &str, files: &[PathBuf]) -> Result<()> {
             pb.suspend(|| println!("folder {}", shown.join("/")));
             continue;
         };
+        let converted;
+        let data = if text && p.how == "plain" && &p.file_type == b"TEXT" {
+            converted = mac_line_endings(&p.data);
+            &converted
+        } else {
+            &p.data
+        };
         let nf = NewFile {
             name: &p.name,
             file_type: p.file_type,
             creator: p.creator,
             finder_flags: p.finder_flags,
-            data: &p.data,
+            data,
             rsrc: &p.rsrc,
             created: p.created,
             modified: p.modified,
