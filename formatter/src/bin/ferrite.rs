@@ -1,0 +1,201 @@
+//! `ferrite`: partition a disk (or disk image), install the Ferrite driver, make and fill
+//! HFS volumes, and boot the result in the emulated Mac. See `ferrite --help`.
+
+#[path = "../cli/mod.rs"]
+mod cli;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "ferrite",
+    version,
+    about = "Partition disks and disk images for 68k Macs: Apple partition map, the Ferrite SCSI driver, HFS volumes",
+    after_help = "DISK is a disk image (e.g. a BlueSCSI/ZuluSCSI HD00_512.hda) or a raw device. \
+A volume is chosen with DISK:VOLUME (a name or a number from `ferrite info`), a folder or file with DISK:VOLUME/PATH.\n\
+Sizes: 512K, 800M, 2G, 1.5G, or a byte count."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Rom {
+    /// Original SCSI Manager ROM (Mac II, Quadra 800 class).
+    Old,
+    /// SCSI Manager 4.3 ROM (Quadra 840AV class).
+    Scsi43,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Make a new disk: partition map, the Ferrite driver, HFS volumes.
+    Init {
+        /// The disk image to create, or a directory (the file is then named after the
+        /// BlueSCSI/ZuluSCSI convention, HD<id>0_<block size>.hda, with the first free ID).
+        disk: PathBuf,
+        /// Disk size for a new image [default: 2G; an existing image or device keeps its size].
+        #[arg(long, value_parser = cli::size::parse_size_arg)]
+        size: Option<u64>,
+        /// A volume: NAME or NAME:SIZE; repeat for several. The last one without a size takes
+        /// the rest of the disk [default: one volume "Macintosh HD" filling the disk].
+        #[arg(long = "volume", value_name = "NAME[:SIZE]")]
+        volumes: Vec<String>,
+        /// Logical block size of the disk: 512, 1024, 2048 or 4096 [default: from an
+        /// HDxx_<size> file name, else 512].
+        #[arg(long)]
+        block_size: Option<u32>,
+        /// Enable the drive's write cache when the driver opens it.
+        #[arg(long)]
+        write_cache: Option<OnOff>,
+        /// Install this driver blob instead of the one built into ferrite.
+        #[arg(long, value_name = "FILE")]
+        driver: Option<PathBuf>,
+        /// Overwrite a disk that already holds a partition map or a volume.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Wrap a bare HFS volume image (raw .dsk/.img, or DiskCopy 4.2) in a partition map with the driver.
+    Convert {
+        /// The HFS volume image.
+        volume: PathBuf,
+        /// The disk image to create (or a directory: see `init`).
+        disk: PathBuf,
+        /// Make the disk this big (the space after the volume is left free).
+        #[arg(long, value_parser = cli::size::parse_size_arg)]
+        size: Option<u64>,
+        #[arg(long)]
+        write_cache: Option<OnOff>,
+        #[arg(long, value_name = "FILE")]
+        driver: Option<PathBuf>,
+        #[arg(long)]
+        force: bool,
+    },
+    /// Copy files (and folders, recursively) onto a volume. MacBinary and AppleSingle/AppleDouble files keep their
+    /// forks, type and creator; plain files get a type and creator from their extension.
+    Add {
+        /// DISK, DISK:VOLUME or DISK:VOLUME/FOLDER (missing folders are created).
+        target: String,
+        /// Files and folders to copy.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Plain text files (type TEXT from their extension) get Mac line endings: LF and
+        /// CR LF become CR.
+        #[arg(long)]
+        text: bool,
+    },
+    /// List a volume's files: DISK, DISK:VOLUME or DISK:VOLUME/PATH.
+    Ls {
+        target: String,
+        /// List folders' contents too.
+        #[arg(short = 'R', long)]
+        recursive: bool,
+    },
+    /// Show the partition map, the driver and the volumes.
+    Info { disk: PathBuf },
+    /// Check the partition map, the driver checksum and every HFS volume.
+    Check { disk: PathBuf },
+    /// Install or update the driver in place (also over another vendor's driver); the
+    /// volumes are kept intact.
+    InstallDriver {
+        disk: PathBuf,
+        /// Change the write-cache setting [default: keep the installed Ferrite driver's].
+        #[arg(long)]
+        write_cache: Option<OnOff>,
+        #[arg(long, value_name = "FILE")]
+        driver: Option<PathBuf>,
+    },
+    /// Boot the disk in the emulated Mac and print what the ROM and the driver did.
+    Boot {
+        disk: PathBuf,
+        #[arg(long, value_enum, default_value = "scsi43")]
+        rom: Rom,
+        /// 68000 or 68040.
+        #[arg(long, default_value = "68040")]
+        cpu: u32,
+        /// SCSI ID [default: from an HDxx file name, else 0].
+        #[arg(long)]
+        id: Option<u8>,
+        /// After booting, read this file through the driver and print it: [VOLUME:]PATH.
+        #[arg(long, value_name = "[VOLUME:]PATH")]
+        cat: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Init {
+            disk,
+            size,
+            volumes,
+            block_size,
+            write_cache,
+            driver,
+            force,
+        } => cli::init::init(&cli::init::InitArgs {
+            disk,
+            size,
+            volumes,
+            block_size,
+            write_cache: write_cache.map(|w| w == OnOff::On),
+            driver,
+            force,
+        }),
+        Cmd::Convert {
+            volume,
+            disk,
+            size,
+            write_cache,
+            driver,
+            force,
+        } => cli::init::convert(&cli::init::ConvertArgs {
+            volume,
+            disk,
+            size,
+            write_cache: write_cache.map(|w| w == OnOff::On),
+            driver,
+            force,
+        }),
+        Cmd::Add {
+            target,
+            files,
+            text,
+        } => cli::add::add(&target, &files, text),
+        Cmd::Ls { target, recursive } => cli::info::ls(&target, recursive),
+        Cmd::Info { disk } => cli::info::info(&disk),
+        Cmd::Check { disk } => cli::info::check(&disk),
+        Cmd::InstallDriver {
+            disk,
+            write_cache,
+            driver,
+        } => cli::driver::install_driver(
+            &disk,
+            write_cache.map(|w| w == OnOff::On),
+            driver.as_deref(),
+        ),
+        Cmd::Boot {
+            disk,
+            rom,
+            cpu,
+            id,
+            cat,
+        } => cli::boot::boot(&disk, rom == Rom::Scsi43, cpu, id, cat.as_deref()),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ferrite: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

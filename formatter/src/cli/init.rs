@@ -1,0 +1,489 @@
+//! `ferrite init` and `ferrite convert`.
+
+use super::disk::{self, apply_settings, driver_blob, mac_name};
+use super::{human, mac_now, progress};
+use anyhow::{Context, Result, anyhow, bail};
+use ferrite_formatter::apm::{
+    DEFAULT_DRIVER_SLOT_BLOCKS, DRIVER_START_BLOCK, HfsPartitionSpec, Layout, PartSize, write_map,
+};
+use ferrite_formatter::hfs::{
+    CLASSIC_68K_MAX_VOLUME_BYTES, FormatOptions, MIN_VOLUME_SECTORS, Volume, format_volume,
+};
+use ferrite_formatter::image::ImageFile;
+use ferrite_formatter::{BlockDevice, MemDisk, Region};
+use std::path::{Path, PathBuf};
+
+pub struct InitArgs {
+    pub disk: PathBuf,
+    pub size: Option<u64>,
+    pub volumes: Vec<String>,
+    pub block_size: Option<u32>,
+    pub write_cache: Option<bool>,
+    pub driver: Option<PathBuf>,
+    pub force: bool,
+}
+
+pub struct ConvertArgs {
+    pub volume: PathBuf,
+    pub disk: PathBuf,
+    pub size: Option<u64>,
+    pub write_cache: Option<bool>,
+    pub driver: Option<PathBuf>,
+    pub force: bool,
+}
+
+/// The default size of a new image.
+pub const DEFAULT_SIZE: u64 = 2 << 30;
+/// The default volume name.
+pub const DEFAULT_VOLUME: &str = "Macintosh HD";
+
+fn check_block_size(bs: u32) -> Result<u32> {
+    if ![512, 1024, 2048, 4096].contains(&bs) {
+        bail!("block size {bs} is not supported: use 512, 1024, 2048 or 4096");
+    }
+    Ok(bs)
+}
+
+/// Where the disk goes and what is there: (path, block size, existing size if any).
+fn prepare_target(
+    path: &Path,
+    block_size: Option<u32>,
+    force: bool,
+) -> Result<(PathBuf, u32, Option<u64>, bool)> {
+    let path = if path.is_dir() {
+        disk::default_disk_path(path, check_block_size(block_size.unwrap_or(512))?)?
+    } else {
+        path.to_path_buf()
+    };
+    let bs = check_block_size(block_size.or(disk::scsi_name_info(&path).1).unwrap_or(512))?;
+    if !path.exists() {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
+            && !parent.is_dir()
+        {
+            bail!(
+                "{}: the folder {} does not exist",
+                path.display(),
+                parent.display()
+            );
+        }
+        return Ok((path, bs, None, false));
+    }
+    let meta = std::fs::metadata(&path)?;
+    #[cfg(unix)]
+    let is_device = std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type());
+    #[cfg(not(unix))]
+    let is_device = false;
+    if !meta.is_file() && !is_device {
+        bail!(
+            "{} is neither a regular file nor a block device",
+            path.display()
+        );
+    }
+    let c = disk::sniff(&path)?;
+    if c.anything() && !force {
+        let what = if c.map {
+            "a partition map"
+        } else if c.hfs_plus {
+            "an HFS Plus volume"
+        } else {
+            "an HFS volume"
+        };
+        bail!(
+            "{} already holds {what}: add --force to erase it (everything on it is lost), or choose another file",
+            path.display()
+        );
+    }
+    let size = if is_device {
+        ImageFile::open_with(&path, false, 512)?.size_bytes()
+    } else {
+        meta.len()
+    };
+    Ok((path, bs, Some(size), is_device))
+}
+
+/// Create (regular file) or open (device) the disk with `bytes` bytes of `bs`-byte blocks.
+fn create_disk(path: &Path, bytes: u64, bs: u32, is_device: bool) -> Result<ImageFile> {
+    if !is_device {
+        ImageFile::create(path, bytes)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+    }
+    let img = ImageFile::open_with(path, true, bs)
+        .with_context(|| format!("cannot open {} for writing", path.display()))?;
+    if img.block_count() == 0 {
+        bail!("{} is empty", path.display());
+    }
+    Ok(img)
+}
+
+/// What `--volume` asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VolumeRequest {
+    pub name: String,
+    pub bytes: Option<u64>,
+}
+
+pub fn parse_volume(text: &str) -> Result<VolumeRequest> {
+    let (name, size) = match text.rsplit_once(':') {
+        Some((n, s)) => (
+            n,
+            Some(super::size::parse_size(s).map_err(|e| anyhow!("--volume {text:?}: {e}"))?),
+        ),
+        None => (text, None),
+    };
+    mac_name(name, 27, "volume name")?;
+    Ok(VolumeRequest {
+        name: name.to_string(),
+        bytes: size,
+    })
+}
+
+fn blocks_of(bytes: u64, bs: u32) -> u64 {
+    bytes / bs as u64
+}
+
+/// The layout's HFS partitions, checked so that every error says what to change.
+fn plan(
+    vols: &[VolumeRequest],
+    disk_blocks: u64,
+    bs: u32,
+    driver_len: usize,
+) -> Result<Vec<HfsPartitionSpec>> {
+    let driver_slot = (driver_len as u64)
+        .div_ceil(bs as u64)
+        .max(DEFAULT_DRIVER_SLOT_BLOCKS as u64);
+    let first = DRIVER_START_BLOCK as u64 + driver_slot;
+    let min_blocks = (MIN_VOLUME_SECTORS * 512).div_ceil(bs as u64);
+    let disk_bytes = disk_blocks * bs as u64;
+    let mut used = first;
+    let mut specs = Vec::new();
+    for (i, v) in vols.iter().enumerate() {
+        let last = i + 1 == vols.len();
+        let size = match v.bytes {
+            Some(b) => {
+                let n = blocks_of(b, bs);
+                if n < min_blocks {
+                    bail!(
+                        "volume \"{}\" of {} is too small: HFS needs at least {}",
+                        v.name,
+                        human(b),
+                        human(min_blocks * bs as u64)
+                    );
+                }
+                if n > u32::MAX as u64 {
+                    bail!(
+                        "volume \"{}\" of {} is too large for a partition map entry",
+                        v.name,
+                        human(b)
+                    );
+                }
+                PartSize::Blocks(n as u32)
+            }
+            None if last => PartSize::Rest,
+            None => bail!(
+                "volume \"{}\" has no size: only the last --volume may leave it out (it takes the rest)",
+                v.name
+            ),
+        };
+        let n = match size {
+            PartSize::Blocks(n) => n as u64,
+            PartSize::Rest => disk_blocks.saturating_sub(used),
+        };
+        if used + n > disk_blocks || n < min_blocks {
+            let need = (used + n.max(min_blocks)) * bs as u64;
+            bail!(
+                "the disk is too small: {} holds the map and driver ({}){} but it has only {}; give a larger --size (at least {}) or smaller volumes",
+                if vols.len() == 1 {
+                    "one volume plus what"
+                } else {
+                    "the volumes plus what"
+                },
+                human(first * bs as u64),
+                if i > 0 {
+                    format!(", volumes 1-{i} take {}", human((used - first) * bs as u64))
+                } else {
+                    String::new()
+                },
+                human(disk_bytes),
+                human(need)
+            );
+        }
+        used += n;
+        specs.push(HfsPartitionSpec {
+            name: v.name.clone(),
+            size,
+        });
+    }
+    Ok(specs)
+}
+
+fn warn_sizes(name: &str, bytes: u64) {
+    if bytes > CLASSIC_68K_MAX_VOLUME_BYTES {
+        eprintln!(
+            "ferrite: warning: volume \"{name}\" is {}: 68k Macs mount HFS volumes up to 4 GB (2 GB before System 7.5)",
+            human(bytes)
+        );
+    } else if bytes > 2 << 30 {
+        eprintln!(
+            "ferrite: note: volume \"{name}\" is {}: System 7.5 or later is needed for volumes over 2 GB",
+            human(bytes)
+        );
+    }
+}
+
+/// Format every HFS partition of the freshly written map.
+fn format_all(
+    img: &mut ImageFile,
+    map: &ferrite_formatter::apm::PartitionMap,
+    now: u32,
+) -> Result<()> {
+    let parts: Vec<_> = map.hfs_partitions().cloned().collect();
+    let pb = progress(
+        parts
+            .iter()
+            .map(|p| p.blocks as u64 * img.block_size() as u64)
+            .sum(),
+        "formatting",
+    );
+    for p in &parts {
+        let name = mac_name(&p.name, 27, "volume name")?;
+        let mut r =
+            Region::new(&mut *img, p.start as u64, p.blocks as u64).map_err(|e| anyhow!("{e}"))?;
+        format_volume(&mut r, &FormatOptions::new(&name, now))
+            .map_err(|e| anyhow!("volume \"{}\": {e}", p.name))?;
+        pb.inc(p.blocks as u64 * r.block_size() as u64);
+    }
+    pb.finish_and_clear();
+    Ok(())
+}
+
+pub fn init(a: &InitArgs) -> Result<()> {
+    let mut blob = driver_blob(a.driver.as_deref())?;
+    apply_settings(&mut blob, a.write_cache)?;
+    let vols: Vec<VolumeRequest> = if a.volumes.is_empty() {
+        vec![VolumeRequest {
+            name: DEFAULT_VOLUME.into(),
+            bytes: None,
+        }]
+    } else {
+        a.volumes
+            .iter()
+            .map(|v| parse_volume(v))
+            .collect::<Result<_>>()?
+    };
+    let (path, bs, existing, is_device) = prepare_target(&a.disk, a.block_size, a.force)?;
+    let size = match (a.size, existing, is_device) {
+        (Some(s), Some(have), true) if s / bs as u64 != have / bs as u64 => {
+            bail!(
+                "--size {}: a device is always used whole ({}): leave --size out",
+                human(s),
+                human(have)
+            )
+        }
+        (Some(s), _, _) => s,
+        (None, Some(have), _) if have > 0 => have,
+        (None, _, _) => DEFAULT_SIZE,
+    };
+    let disk_blocks = size / bs as u64;
+    if disk_blocks > u32::MAX as u64 {
+        bail!(
+            "{} is too large: a partition map addresses at most 2^32 blocks ({} with {bs}-byte blocks)",
+            human(size),
+            human((u32::MAX as u64) * bs as u64)
+        );
+    }
+    let specs = plan(&vols, disk_blocks, bs, blob.len())?;
+    let mut img = create_disk(&path, disk_blocks * bs as u64, bs, is_device)?;
+    let layout = Layout {
+        driver: Some(&blob),
+        driver_slot_blocks: DEFAULT_DRIVER_SLOT_BLOCKS,
+        hfs: specs,
+    };
+    let map = write_map(&mut img, &layout).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    format_all(&mut img, &map, mac_now())?;
+    img.flush().map_err(|e| anyhow!("{e}"))?;
+    println!(
+        "{}: {} disk, {bs}-byte blocks, Ferrite driver ({} bytes)",
+        path.display(),
+        human(disk_blocks * bs as u64),
+        blob.len()
+    );
+    for p in map.hfs_partitions() {
+        let bytes = p.blocks as u64 * bs as u64;
+        println!(
+            "  volume \"{}\": {} at block {}",
+            p.name,
+            human(bytes),
+            p.start
+        );
+        warn_sizes(&p.name, bytes);
+    }
+    Ok(())
+}
+
+pub fn convert(a: &ConvertArgs) -> Result<()> {
+    let mut blob = driver_blob(a.driver.as_deref())?;
+    apply_settings(&mut blob, a.write_cache)?;
+    if !a.volume.is_file() {
+        bail!("{}: no such volume image", a.volume.display());
+    }
+    let mut src: Box<dyn BlockDevice> = match diskcopy42(&a.volume)? {
+        Some(mem) => Box::new(mem),
+        None => Box::new(
+            ImageFile::open_read_only(&a.volume)
+                .with_context(|| format!("cannot open {}", a.volume.display()))?,
+        ),
+    };
+    let vol_bytes = src.size_bytes();
+    let name = {
+        let v = Volume::open(&mut *src).map_err(|e| {
+            anyhow!(
+                "{} is not a bare HFS volume image: {e} (convert takes a raw .dsk/.img of one volume or a DiskCopy 4.2 image)",
+                a.volume.display()
+            )
+        })?;
+        v.info().name
+    };
+    let name_text = ferrite_formatter::macroman::lossy(&name);
+    let (path, bs, existing, is_device) = prepare_target(&a.disk, None, a.force)?;
+    if path.canonicalize().ok() == a.volume.canonicalize().ok() {
+        bail!("the volume image and the disk are the same file: name a new disk image");
+    }
+    let part_blocks = vol_bytes.div_ceil(bs as u64);
+    let driver_slot = (blob.len() as u64)
+        .div_ceil(bs as u64)
+        .max(DEFAULT_DRIVER_SLOT_BLOCKS as u64);
+    let needed = DRIVER_START_BLOCK as u64 + driver_slot + part_blocks;
+    let disk_blocks = match (a.size, existing, is_device) {
+        (Some(s), Some(have), true) if s / bs as u64 != have / bs as u64 => {
+            bail!(
+                "--size {}: a device is always used whole ({}): leave --size out",
+                human(s),
+                human(have)
+            )
+        }
+        (Some(s), _, _) => s / bs as u64,
+        (None, Some(have), true) => have / bs as u64,
+        _ => needed,
+    };
+    if disk_blocks < needed {
+        bail!(
+            "the disk is too small: the volume ({}) plus the map and driver need {}; give --size {} or more",
+            human(vol_bytes),
+            human(needed * bs as u64),
+            human(needed * bs as u64)
+        );
+    }
+    if part_blocks > u32::MAX as u64 || disk_blocks > u32::MAX as u64 {
+        bail!("the disk is too large for a partition map");
+    }
+    let mut img = create_disk(&path, disk_blocks * bs as u64, bs, is_device)?;
+    let layout = Layout {
+        driver: Some(&blob),
+        driver_slot_blocks: DEFAULT_DRIVER_SLOT_BLOCKS,
+        hfs: vec![HfsPartitionSpec {
+            name: name_text.chars().take(31).collect(),
+            size: PartSize::Blocks(part_blocks as u32),
+        }],
+    };
+    let map = write_map(&mut img, &layout).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let p = map
+        .hfs_partitions()
+        .next()
+        .expect("one HFS partition")
+        .clone();
+    let mut dst =
+        Region::new(&mut img, p.start as u64, p.blocks as u64).map_err(|e| anyhow!("{e}"))?;
+    const CHUNK: u64 = 1 << 20;
+    let pb = progress(vol_bytes, "copying the volume");
+    let mut buf = vec![0u8; CHUNK as usize];
+    let mut off = 0u64;
+    while off < vol_bytes {
+        let n = CHUNK.min(vol_bytes - off) as usize;
+        ferrite_formatter::device::read_bytes(&mut *src, off, &mut buf[..n])
+            .map_err(|e| anyhow!("{}: {e}", a.volume.display()))?;
+        // A fresh image is zero: skip zero chunks so that it stays sparse.
+        if is_device || buf[..n].iter().any(|&b| b != 0) {
+            ferrite_formatter::device::write_bytes(&mut dst, off, &buf[..n])
+                .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        }
+        off += n as u64;
+        pb.set_position(off);
+    }
+    pb.finish_and_clear();
+    dst.flush().map_err(|e| anyhow!("{e}"))?;
+    Volume::open(&mut dst).map_err(|e| anyhow!("the copied volume does not open: {e}"))?;
+    println!(
+        "{}: volume \"{name_text}\" ({}) wrapped in a partition map with the Ferrite driver; disk {}",
+        path.display(),
+        human(vol_bytes),
+        human(disk_blocks * bs as u64)
+    );
+    Ok(())
+}
+
+/// A DiskCopy 4.2 image (84-byte header, then the data, then the tags) as a disk in memory;
+/// `None` for anything else.
+pub fn diskcopy42(path: &Path) -> Result<Option<MemDisk>> {
+    let len = std::fs::metadata(path)?.len();
+    if !(84..=(64 << 20)).contains(&len) {
+        return Ok(None);
+    }
+    let b = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let be32 = |o: usize| u32::from_be_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64;
+    let (data, tags) = (be32(64), be32(68));
+    if b[82..84] != [0x01, 0x00]
+        || b[0] > 63
+        || 84 + data + tags != len
+        || data == 0
+        || !data.is_multiple_of(512)
+    {
+        return Ok(None);
+    }
+    Ok(Some(MemDisk::from_bytes(
+        b[84..84 + data as usize].to_vec(),
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn volume_requests() {
+        assert_eq!(
+            parse_volume("Data:100M").unwrap(),
+            VolumeRequest {
+                name: "Data".into(),
+                bytes: Some(100 << 20)
+            }
+        );
+        assert_eq!(parse_volume("Macintosh HD").unwrap().bytes, None);
+        assert!(parse_volume("Data:lots").is_err());
+        assert!(parse_volume("a name that is far too long for HFS").is_err());
+    }
+
+    #[test]
+    fn plans_check_sizes() {
+        let v = |n: &str, b: Option<u64>| VolumeRequest {
+            name: n.into(),
+            bytes: b,
+        };
+        assert!(plan(&[v("A", None)], 100_000, 512, 14_000).is_ok());
+        assert!(
+            plan(
+                &[v("A", Some(10 << 20)), v("B", None)],
+                100_000,
+                512,
+                14_000
+            )
+            .is_ok()
+        );
+        assert!(plan(&[v("A", None), v("B", None)], 100_000, 512, 14_000).is_err());
+        assert!(plan(&[v("A", None)], 500, 512, 14_000).is_err());
+        assert!(plan(&[v("A", Some(100 << 20))], 100_000, 512, 14_000).is_err());
+        assert!(
+            plan(&[v("A", Some(100 << 10))], 100_000, 512, 14_000).is_err(),
+            "under 400 KiB"
+        );
+    }
+}

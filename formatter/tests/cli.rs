@@ -1,0 +1,1207 @@
+//! The `ferrite` command, run as a user runs it (`CARGO_BIN_EXE_ferrite`).
+//!
+//! Most tests install a stand-in driver (`--driver FILE`) so that they run on a fresh clone;
+//! the tests that boot the disks in the emulated Mac need the real driver embedded in the
+//! binary (`cargo xtask test` builds it first) and are `#[ignore]`d in a plain `cargo test`,
+//! as are the oracle tests (parted, hfsutils).
+
+use ferrite_formatter::apm::{HfsPartitionSpec, Layout, PartSize, read_map, write_map};
+use ferrite_formatter::hfs::{
+    EntryKind, Fork, FormatOptions, NewFile, Volume, check_volume, format_volume,
+};
+use ferrite_formatter::image::ImageFile;
+use ferrite_formatter::{BlockDevice, Region, macbinary};
+use ferrite_shared::driver_blob::Settings;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const NEEDS_DRIVER: &str =
+    "the real driver must be embedded: run `cargo xtask test` (or `cargo xtask build` first)";
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("ferrite-cli-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+    fn p(&self, name: &str) -> String {
+        self.path(name).to_str().unwrap().to_string()
+    }
+    /// A stand-in Ferrite driver: the blob header, the settings block, code-like filler.
+    fn fake_ferrite(&self, len: usize, write_cache: bool) -> String {
+        let mut b: Vec<u8> = (0..len as u32).map(|i| (i * 13 + 5) as u8).collect();
+        b[4..8].copy_from_slice(b"FRRT");
+        b[16..48].fill(0);
+        b[16..20].copy_from_slice(b"FSET");
+        b[20..22].copy_from_slice(&1u16.to_be_bytes());
+        b[24..28].copy_from_slice(&(write_cache as u32).to_be_bytes());
+        assert_eq!(Settings::read(&b).unwrap().write_cache, write_cache);
+        let path = self.path(&format!("ferrite-{len}.drvr"));
+        std::fs::write(&path, b).unwrap();
+        path.to_str().unwrap().into()
+    }
+    /// Another vendor's driver: no Ferrite header.
+    fn third_party(&self, len: usize) -> String {
+        let b: Vec<u8> = (0..len as u32).map(|i| (i * 31 + 1) as u8).collect();
+        let path = self.path("vendor.drvr");
+        std::fs::write(&path, b).unwrap();
+        path.to_str().unwrap().into()
+    }
+    fn run_in(&self, dir: &Path, cmd: &str, args: &[&str]) -> Output {
+        Command::new(cmd)
+            .args(args)
+            .env("HOME", &self.0)
+            .current_dir(dir)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {cmd}: {e}"))
+    }
+    fn tool(&self, cmd: &str, args: &[&str]) -> String {
+        let out = self.run_in(&self.0, cmd, args);
+        assert!(
+            out.status.success(),
+            "`{cmd} {}` failed: {}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn ferrite_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ferrite"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run ferrite")
+}
+
+/// Run ferrite; it must succeed; returns stdout.
+fn ok(s: &Scratch, args: &[&str]) -> String {
+    let out = ferrite_in(&s.0, args);
+    assert!(
+        out.status.success(),
+        "`ferrite {}` failed:\n{}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Run ferrite; it must fail with a non-zero exit; returns stderr.
+fn fails(s: &Scratch, args: &[&str]) -> String {
+    let out = ferrite_in(&s.0, args);
+    assert!(
+        !out.status.success(),
+        "`ferrite {}` succeeded:\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.trim().is_empty(), "no error message");
+    err
+}
+
+struct Part {
+    kind: String,
+    name: String,
+    start: u32,
+    blocks: u32,
+}
+
+fn partitions(path: &Path, bs: u32) -> Vec<Part> {
+    let mut img = ImageFile::open_with(path, false, bs).unwrap();
+    read_map(&mut img)
+        .unwrap()
+        .partitions
+        .into_iter()
+        .map(|p| Part {
+            kind: p.kind,
+            name: p.name,
+            start: p.start,
+            blocks: p.blocks,
+        })
+        .collect()
+}
+
+/// The data fork, type and creator of `name` in the root of HFS partition `n` (0-based).
+fn read_file(path: &Path, n: usize, name: &[&[u8]]) -> (Vec<u8>, Vec<u8>, [u8; 4], [u8; 4]) {
+    let mut img = ImageFile::open(path).unwrap();
+    let map = read_map(&mut img).unwrap();
+    let p = map.hfs_partitions().nth(n).unwrap().clone();
+    let mut v =
+        Volume::open(Region::new(&mut img, p.start as u64, p.blocks as u64).unwrap()).unwrap();
+    let e = v.lookup_path(name).unwrap();
+    let EntryKind::File {
+        file_type, creator, ..
+    } = e.kind
+    else {
+        panic!("not a file")
+    };
+    (
+        v.read_fork(&e, Fork::Data).unwrap(),
+        v.read_fork(&e, Fork::Resource).unwrap(),
+        file_type,
+        creator,
+    )
+}
+
+fn volume_clean(path: &Path, n: usize) -> bool {
+    let mut img = ImageFile::open(path).unwrap();
+    let map = read_map(&mut img).unwrap();
+    let p = map.hfs_partitions().nth(n).unwrap().clone();
+    check_volume(Region::new(&mut img, p.start as u64, p.blocks as u64).unwrap())
+        .unwrap()
+        .is_clean()
+}
+
+fn driver_on_disk(path: &Path) -> Vec<u8> {
+    let mut img = ImageFile::open(path).unwrap();
+    let map = read_map(&mut img).unwrap();
+    let d = map.ddm.descriptors()[0];
+    let p = map
+        .partitions
+        .iter()
+        .find(|p| p.start == d.block.get())
+        .unwrap();
+    let n = p.entry.boot_size.get() as usize;
+    let mut b = vec![0u8; n.div_ceil(512) * 512];
+    img.read_blocks(p.start as u64, &mut b).unwrap();
+    b.truncate(n);
+    b
+}
+
+#[test]
+fn init_default_makes_one_volume_filling_the_disk() {
+    let s = Scratch::new("init-default");
+    let drv = s.fake_ferrite(9000, true);
+    let out = ok(&s, &["init", "disk.hda", "--size", "20M", "--driver", &drv]);
+    assert!(out.contains("Macintosh HD"), "{out}");
+    assert_eq!(
+        std::fs::metadata(s.path("disk.hda")).unwrap().len(),
+        20 << 20
+    );
+    let parts = partitions(&s.path("disk.hda"), 512);
+    let kinds: Vec<(&str, &str, u32, u32)> = parts
+        .iter()
+        .map(|p| (p.kind.as_str(), p.name.as_str(), p.start, p.blocks))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("Apple_partition_map", "Apple", 1, 63),
+            ("Apple_Driver43", "Macintosh", 64, 32),
+            ("Apple_HFS", "Macintosh HD", 96, 40960 - 96)
+        ]
+    );
+    assert_eq!(
+        driver_on_disk(&s.path("disk.hda")),
+        std::fs::read(&drv).unwrap()
+    );
+    assert!(volume_clean(&s.path("disk.hda"), 0));
+}
+
+#[test]
+fn init_multi_volume_and_free_space() {
+    let s = Scratch::new("init-multi");
+    let drv = s.fake_ferrite(9000, true);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "64M",
+            "--volume",
+            "System:20M",
+            "--volume",
+            "Data:30M",
+            "--driver",
+            &drv,
+        ],
+    );
+    let parts = partitions(&s.path("d.hda"), 512);
+    let summary: Vec<(&str, &str, u32)> = parts
+        .iter()
+        .map(|p| (p.kind.as_str(), p.name.as_str(), p.blocks))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("Apple_partition_map", "Apple", 63),
+            ("Apple_Driver43", "Macintosh", 32),
+            ("Apple_HFS", "System", 40960),
+            ("Apple_HFS", "Data", 61440),
+            ("Apple_Free", "Extra", 131072 - 96 - 40960 - 61440)
+        ]
+    );
+    let ls = ok(&s, &["ls", "d.hda"]);
+    assert!(ls.contains("System:") && ls.contains("Data:"), "{ls}");
+    // The last volume without a size takes the rest.
+    ok(
+        &s,
+        &[
+            "init", "e.hda", "--size", "64M", "--volume", "A:20M", "--volume", "B", "--driver",
+            &drv,
+        ],
+    );
+    let parts = partitions(&s.path("e.hda"), 512);
+    assert_eq!(parts.last().unwrap().name, "B");
+    assert_eq!(
+        parts.last().unwrap().start + parts.last().unwrap().blocks,
+        131072
+    );
+    assert!(volume_clean(&s.path("e.hda"), 0) && volume_clean(&s.path("e.hda"), 1));
+}
+
+#[test]
+fn init_into_a_directory_uses_bluescsi_names() {
+    let s = Scratch::new("init-dir");
+    let drv = s.fake_ferrite(9000, true);
+    std::fs::create_dir(s.path("sd")).unwrap();
+    ok(&s, &["init", "sd", "--size", "8M", "--driver", &drv]);
+    assert!(s.path("sd/HD00_512.hda").is_file());
+    ok(&s, &["init", "sd", "--size", "8M", "--driver", &drv]);
+    assert!(s.path("sd/HD10_512.hda").is_file(), "the next free ID");
+    std::fs::write(s.path("sd/CD20.iso"), b"").unwrap();
+    ok(
+        &s,
+        &[
+            "init",
+            "sd",
+            "--size",
+            "8M",
+            "--block-size",
+            "2048",
+            "--driver",
+            &drv,
+        ],
+    );
+    assert!(
+        s.path("sd/HD30_2048.hda").is_file(),
+        "ID 2 is taken by the CD image"
+    );
+    let info = ok(&s, &["info", &s.p("sd/HD30_2048.hda")]);
+    assert!(info.contains("blocks of 2048 bytes"), "{info}");
+    assert_eq!(
+        partitions(&s.path("sd/HD30_2048.hda"), 2048)[2].blocks,
+        4096 - 96
+    );
+    // The block size comes from the file name when not given.
+    ok(
+        &s,
+        &["init", "HD50_1024.hda", "--size", "8M", "--driver", &drv],
+    );
+    assert!(ok(&s, &["info", "HD50_1024.hda"]).contains("blocks of 1024 bytes"));
+}
+
+#[test]
+fn init_refuses_an_existing_disk_without_force() {
+    let s = Scratch::new("init-force");
+    let drv = s.fake_ferrite(9000, true);
+    ok(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+    std::fs::write(s.path("a.txt"), b"keep me").unwrap();
+    ok(&s, &["add", "d.hda", "a.txt"]);
+    let err = fails(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+    assert!(
+        err.contains("already holds a partition map") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(
+        read_file(&s.path("d.hda"), 0, &[b"a.txt"]).0,
+        b"keep me",
+        "untouched"
+    );
+    // A bare HFS volume is protected too.
+    let mut img = ImageFile::create(&s.path("bare.dsk"), 1 << 20).unwrap();
+    format_volume(&mut img, &FormatOptions::new(b"Bare", 3_000_000_000)).unwrap();
+    drop(img);
+    let err = fails(&s, &["init", "bare.dsk", "--driver", &drv]);
+    assert!(err.contains("an HFS volume"), "{err}");
+    // --force erases; an existing file keeps its size unless --size is given.
+    ok(
+        &s,
+        &[
+            "init", "d.hda", "--force", "--volume", "New", "--driver", &drv,
+        ],
+    );
+    assert_eq!(std::fs::metadata(s.path("d.hda")).unwrap().len(), 8 << 20);
+    assert!(ok(&s, &["ls", "d.hda"]).contains("(empty)"));
+    assert_eq!(partitions(&s.path("d.hda"), 512)[2].name, "New");
+}
+
+#[test]
+fn init_errors_name_the_problem() {
+    let s = Scratch::new("init-errors");
+    let drv = s.fake_ferrite(9000, true);
+    let err = fails(&s, &["init", "d.hda", "--size", "12Q", "--driver", &drv]);
+    assert!(err.contains("bad size") && err.contains("2G"), "{err}");
+    let err = fails(&s, &["init", "d.hda", "--size", "100K", "--driver", &drv]);
+    assert!(err.contains("too small") && err.contains("--size"), "{err}");
+    let err = fails(
+        &s,
+        &[
+            "init", "d.hda", "--size", "64M", "--volume", "A", "--volume", "B", "--driver", &drv,
+        ],
+    );
+    assert!(err.contains("only the last"), "{err}");
+    let err = fails(
+        &s,
+        &[
+            "init", "d.hda", "--size", "64M", "--volume", "A:100M", "--driver", &drv,
+        ],
+    );
+    assert!(err.contains("too small"), "{err}");
+    let err = fails(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "64M",
+            "--volume",
+            "Bad:Name:1M",
+            "--driver",
+            &drv,
+        ],
+    );
+    assert!(err.contains("':'"), "{err}");
+    let err = fails(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "64M",
+            "--block-size",
+            "600",
+            "--driver",
+            &drv,
+        ],
+    );
+    assert!(err.contains("block size 600"), "{err}");
+    let err = fails(
+        &s,
+        &["init", "d.hda", "--size", "8M", "--driver", "missing.drvr"],
+    );
+    assert!(err.contains("missing.drvr"), "{err}");
+    let err = fails(
+        &s,
+        &["init", "nowhere/d.hda", "--size", "8M", "--driver", &drv],
+    );
+    assert!(err.contains("does not exist"), "{err}");
+    let vendor = s.third_party(5000);
+    let err = fails(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &vendor,
+            "--write-cache",
+            "off",
+        ],
+    );
+    assert!(err.contains("Ferrite"), "{err}");
+    assert!(
+        !s.path("d.hda").exists(),
+        "nothing is created when the arguments are wrong"
+    );
+}
+
+#[test]
+fn write_cache_setting_is_written_into_the_driver() {
+    let s = Scratch::new("write-cache");
+    let drv = s.fake_ferrite(9000, true);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "8M",
+            "--write-cache",
+            "off",
+            "--driver",
+            &drv,
+        ],
+    );
+    assert!(
+        !Settings::read(&driver_on_disk(&s.path("d.hda")))
+            .unwrap()
+            .write_cache
+    );
+    assert!(ok(&s, &["info", "d.hda"]).contains("write cache off"));
+    assert!(
+        ok(&s, &["check", "d.hda"]).contains("no problems"),
+        "the checksum covers the changed settings"
+    );
+}
+
+#[test]
+fn add_plain_files_get_type_and_creator_from_the_extension() {
+    let s = Scratch::new("add-plain");
+    let drv = s.fake_ferrite(9000, true);
+    ok(&s, &["init", "d.hda", "--size", "16M", "--driver", &drv]);
+    std::fs::write(s.path("notes.txt"), b"line 1\nline 2\n").unwrap();
+    std::fs::write(s.path("photo.JPG"), vec![0xFF; 70_000]).unwrap();
+    std::fs::write(s.path("blob"), vec![7; 3]).unwrap();
+    let out = ok(&s, &["add", "d.hda", "notes.txt", "photo.JPG", "blob"]);
+    assert!(out.contains("added notes.txt (TEXT/ttxt"), "{out}");
+    let (data, rsrc, t, c) = read_file(&s.path("d.hda"), 0, &[b"notes.txt"]);
+    assert_eq!(
+        (data.as_slice(), rsrc.len(), &t, &c),
+        (&b"line 1\nline 2\n"[..], 0, b"TEXT", b"ttxt")
+    );
+    let (data, _, t, c) = read_file(&s.path("d.hda"), 0, &[b"photo.JPG"]);
+    assert_eq!((data.len(), &t, &c), (70_000, b"JPEG", b"ogle"));
+    let (_, _, t, c) = read_file(&s.path("d.hda"), 0, &[b"blob"]);
+    assert_eq!((&t, &c), (b"BINA", b"????"));
+    let ls = ok(&s, &["ls", "d.hda"]);
+    assert!(
+        ls.lines()
+            .any(|l| l.starts_with("TEXT/ttxt") && l.contains(" 14 ") && l.ends_with("notes.txt")),
+        "{ls}"
+    );
+    assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
+    // --text: Mac line endings for text files only.
+    std::fs::write(s.path("dos.txt"), b"a\r\nb\nc").unwrap();
+    ok(
+        &s,
+        &["add", "--text", "d.hda:Macintosh HD/T", "dos.txt", "blob"],
+    );
+    assert_eq!(
+        read_file(&s.path("d.hda"), 0, &[b"T", b"dos.txt"]).0,
+        b"a\rb\rc"
+    );
+    assert_eq!(
+        read_file(&s.path("d.hda"), 0, &[b"T", b"blob"]).0,
+        vec![7; 3]
+    );
+    // Adding the same name again is refused and changes nothing.
+    let err = fails(&s, &["add", "d.hda", "notes.txt"]);
+    assert!(
+        err.contains("already exists") && err.contains("rename"),
+        "{err}"
+    );
+    assert!(volume_clean(&s.path("d.hda"), 0));
+}
+
+#[test]
+fn add_macbinary_and_appledouble_keep_forks_and_types() {
+    let s = Scratch::new("add-mac");
+    let drv = s.fake_ferrite(9000, true);
+    ok(
+        &s,
+        &[
+            "init", "d.hda", "--size", "16M", "--volume", "One:6M", "--volume", "Two", "--driver",
+            &drv,
+        ],
+    );
+    let mb = macbinary::MacFile {
+        name: b"SimpleText".to_vec(),
+        file_type: *b"APPL",
+        creator: *b"ttxt",
+        finder_flags: 0x2000,
+        data: b"data fork".to_vec(),
+        rsrc: (0..5000u32).map(|i| i as u8).collect(),
+        created: 3_000_000_000,
+        modified: 3_000_000_100,
+        ..Default::default()
+    };
+    std::fs::write(s.path("SimpleText.bin"), macbinary::encode(&mb)).unwrap();
+    // AppleDouble: `._Doc` (header: Finder info and resource fork) beside `Doc` (data fork).
+    std::fs::write(s.path("Doc"), b"the data").unwrap();
+    let rsrc = b"RSRC bytes".to_vec();
+    let mut ad = Vec::new();
+    ad.extend_from_slice(&0x0005_1607u32.to_be_bytes());
+    ad.extend_from_slice(&0x0002_0000u32.to_be_bytes());
+    ad.extend_from_slice(&[0; 16]);
+    ad.extend_from_slice(&2u16.to_be_bytes());
+    let base = 26u32 + 2 * 12;
+    for (id, off, len) in [(9u32, base, 32u32), (2, base + 32, rsrc.len() as u32)] {
+        ad.extend_from_slice(&id.to_be_bytes());
+        ad.extend_from_slice(&off.to_be_bytes());
+        ad.extend_from_slice(&len.to_be_bytes());
+    }
+    let mut finfo = [0u8; 32];
+    finfo[..8].copy_from_slice(b"WDBNMSWD");
+    ad.extend_from_slice(&finfo);
+    ad.extend_from_slice(&rsrc);
+    std::fs::write(s.path("._Doc"), &ad).unwrap();
+    let out = ok(
+        &s,
+        &[
+            "add",
+            "d.hda:Two/Stuff/Inner",
+            "SimpleText.bin",
+            "Doc",
+            "._Doc",
+        ],
+    );
+    assert!(
+        out.contains("MacBinary") && out.contains("AppleDouble"),
+        "{out}"
+    );
+    let (data, r, t, c) = read_file(&s.path("d.hda"), 1, &[b"Stuff", b"Inner", b"SimpleText"]);
+    assert_eq!(
+        (data, r, t, c),
+        (mb.data.clone(), mb.rsrc.clone(), *b"APPL", *b"ttxt")
+    );
+    let (data, r, t, c) = read_file(&s.path("d.hda"), 1, &[b"Stuff", b"Inner", b"Doc"]);
+    assert_eq!(
+        (data.as_slice(), r, &t, &c),
+        (&b"the data"[..], rsrc, b"WDBN", b"MSWD")
+    );
+    // ls of a folder, recursive, of one file; the other volume stays empty.
+    assert!(ok(&s, &["ls", "d.hda:Two/Stuff"]).contains("Inner/"));
+    let rec = ok(&s, &["ls", "-R", "d.hda:Two"]);
+    assert!(
+        rec.contains("Stuff/Inner/SimpleText") && rec.contains("Stuff/Inner/Doc"),
+        "{rec}"
+    );
+    assert!(ok(&s, &["ls", "d.hda:2/Stuff/Inner/Doc"]).starts_with("WDBN/MSWD"));
+    assert!(ok(&s, &["ls", "d.hda:one"]).contains("(empty)"));
+    assert!(volume_clean(&s.path("d.hda"), 1));
+}
+
+#[test]
+fn add_copies_folders_recursively() {
+    let s = Scratch::new("add-tree");
+    let drv = s.fake_ferrite(9000, true);
+    ok(&s, &["init", "d.hda", "--size", "16M", "--driver", &drv]);
+    for (p, body) in [
+        ("Games/readme.txt", "r"),
+        ("Games/Chess/board.txt", "b"),
+        ("Games/.DS_Store", "x"),
+    ] {
+        let path = s.path(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, body).unwrap();
+    }
+    std::fs::create_dir_all(s.path("Games/Empty")).unwrap();
+    let out = ok(&s, &["add", "d.hda:Macintosh HD/Stuff", "Games"]);
+    assert!(out.contains("folder Games/Empty"), "{out}");
+    assert_eq!(
+        read_file(
+            &s.path("d.hda"),
+            0,
+            &[b"Stuff", b"Games", b"Chess", b"board.txt"]
+        )
+        .0,
+        b"b"
+    );
+    assert_eq!(
+        read_file(&s.path("d.hda"), 0, &[b"Stuff", b"Games", b"readme.txt"]).0,
+        b"r"
+    );
+    let ls = ok(&s, &["ls", "-R", "d.hda"]);
+    assert!(
+        ls.contains("Stuff/Games/Empty/") && !ls.contains("DS_Store"),
+        "{ls}"
+    );
+    // Adding into an existing folder merges; a file already there is refused.
+    std::fs::write(s.path("Games/new.txt"), "n").unwrap();
+    let err = fails(&s, &["add", "d.hda:Macintosh HD/Stuff", "Games"]);
+    assert!(
+        err.contains("Stuff:Games:Chess:board.txt already exists")
+            && err.contains("nothing was copied"),
+        "{err}"
+    );
+    assert!(
+        !ok(&s, &["ls", "-R", "d.hda"]).contains("new.txt"),
+        "nothing was copied"
+    );
+    assert!(volume_clean(&s.path("d.hda"), 0));
+}
+
+#[test]
+fn add_and_ls_errors_name_the_problem() {
+    let s = Scratch::new("add-errors");
+    let drv = s.fake_ferrite(9000, true);
+    ok(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+    let err = fails(&s, &["add", "d.hda", "missing.txt"]);
+    assert!(
+        err.contains("missing.txt") && err.contains("no such file"),
+        "{err}"
+    );
+    let err = fails(&s, &["add", "nodisk.hda", "missing.txt"]);
+    assert!(
+        err.contains("nodisk.hda") && err.contains("ferrite init"),
+        "{err}"
+    );
+    std::fs::write(s.path("x.txt"), b"x").unwrap();
+    let err = fails(&s, &["add", "d.hda:Nope", "x.txt"]);
+    assert!(
+        err.contains("no volume \"Nope\"") && err.contains("Macintosh HD"),
+        "{err}"
+    );
+    let err = fails(&s, &["ls", "d.hda:Macintosh HD/missing"]);
+    assert!(err.contains("missing: not found"), "{err}");
+    std::fs::write(s.path("big.bin"), vec![1u8; 9 << 20]).unwrap();
+    let err = fails(&s, &["add", "d.hda", "big.bin"]);
+    assert!(err.contains("disk full"), "{err}");
+    std::fs::write(s.path("zeros.img"), vec![0u8; 1 << 20]).unwrap();
+    let err = fails(&s, &["ls", "zeros.img"]);
+    assert!(err.contains("no partition map and no HFS volume"), "{err}");
+    assert!(volume_clean(&s.path("d.hda"), 0));
+}
+
+/// A bare HFS volume image with one file.
+fn bare_volume(s: &Scratch, name: &str) -> PathBuf {
+    let path = s.path(name);
+    let mut img = ImageFile::create(&path, 3 << 20).unwrap();
+    format_volume(&mut img, &FormatOptions::new(b"Old Disk", 3_000_000_000)).unwrap();
+    let mut v = Volume::open(&mut img).unwrap();
+    let f = NewFile {
+        name: b"ReadMe",
+        file_type: *b"TEXT",
+        creator: *b"ttxt",
+        finder_flags: 0,
+        data: b"from a .dsk",
+        rsrc: b"",
+        created: 3_000_000_000,
+        modified: 3_000_000_000,
+    };
+    v.add_file(2, &f).unwrap();
+    v.flush().unwrap();
+    path
+}
+
+/// A DiskCopy 4.2 image holding `raw` (no tags).
+fn diskcopy42(raw: &[u8]) -> Vec<u8> {
+    let mut h = vec![0u8; 84];
+    h[0] = 8;
+    h[1..9].copy_from_slice(b"Old Disk");
+    h[64..68].copy_from_slice(&(raw.len() as u32).to_be_bytes());
+    h[80] = 3;
+    h[81] = 0x22;
+    h[82..84].copy_from_slice(&[0x01, 0x00]);
+    h.extend_from_slice(raw);
+    h
+}
+
+#[test]
+fn convert_wraps_a_bare_volume() {
+    let s = Scratch::new("convert");
+    let drv = s.fake_ferrite(9000, true);
+    bare_volume(&s, "old.dsk");
+    // The bare volume itself can be listed and checked.
+    assert!(ok(&s, &["ls", "old.dsk"]).contains("ReadMe"));
+    ok(&s, &["check", "old.dsk"]);
+    let out = ok(&s, &["convert", "old.dsk", "new.hda", "--driver", &drv]);
+    assert!(out.contains("Old Disk"), "{out}");
+    let parts = partitions(&s.path("new.hda"), 512);
+    assert_eq!(parts.len(), 3);
+    assert_eq!(
+        (
+            parts[2].kind.as_str(),
+            parts[2].name.as_str(),
+            parts[2].blocks
+        ),
+        ("Apple_HFS", "Old Disk", 6144)
+    );
+    assert_eq!(
+        read_file(&s.path("new.hda"), 0, &[b"ReadMe"]).0,
+        b"from a .dsk"
+    );
+    assert!(ok(&s, &["check", "new.hda"]).contains("no problems"));
+    // --size leaves room after the volume; refuses to overwrite; a non-HFS input is refused.
+    ok(
+        &s,
+        &[
+            "convert", "old.dsk", "big.hda", "--size", "10M", "--driver", &drv,
+        ],
+    );
+    assert_eq!(
+        partitions(&s.path("big.hda"), 512).last().unwrap().kind,
+        "Apple_Free"
+    );
+    let err = fails(&s, &["convert", "old.dsk", "new.hda", "--driver", &drv]);
+    assert!(err.contains("--force"), "{err}");
+    let err = fails(
+        &s,
+        &[
+            "convert",
+            "old.dsk",
+            "small.hda",
+            "--size",
+            "1M",
+            "--driver",
+            &drv,
+        ],
+    );
+    assert!(err.contains("too small"), "{err}");
+    // A DiskCopy 4.2 image of the same volume.
+    let raw = std::fs::read(s.path("old.dsk")).unwrap();
+    std::fs::write(s.path("old.image"), diskcopy42(&raw)).unwrap();
+    ok(&s, &["convert", "old.image", "dc.hda", "--driver", &drv]);
+    assert_eq!(
+        read_file(&s.path("dc.hda"), 0, &[b"ReadMe"]).0,
+        b"from a .dsk"
+    );
+    std::fs::write(s.path("junk.dsk"), vec![0u8; 1 << 20]).unwrap();
+    let err = fails(&s, &["convert", "junk.dsk", "j.hda", "--driver", &drv]);
+    assert!(err.contains("not a bare HFS volume"), "{err}");
+}
+
+#[test]
+fn install_driver_over_a_third_party_driver_keeps_the_volumes() {
+    let s = Scratch::new("install-driver");
+    let vendor = s.third_party(7000);
+    ok(
+        &s,
+        &[
+            "init", "d.hda", "--size", "16M", "--volume", "A:6M", "--volume", "B", "--driver",
+            &vendor,
+        ],
+    );
+    std::fs::write(s.path("f.txt"), b"survives").unwrap();
+    ok(&s, &["add", "d.hda:B", "f.txt"]);
+    assert!(ok(&s, &["info", "d.hda"]).contains("not a Ferrite driver"));
+    let drv = s.fake_ferrite(12_000, true);
+    let out = ok(&s, &["install-driver", "d.hda", "--driver", &drv]);
+    assert!(
+        out.contains("installed") && out.contains("write cache: on"),
+        "{out}"
+    );
+    assert_eq!(
+        driver_on_disk(&s.path("d.hda")),
+        std::fs::read(&drv).unwrap()
+    );
+    assert_eq!(read_file(&s.path("d.hda"), 1, &[b"f.txt"]).0, b"survives");
+    assert!(volume_clean(&s.path("d.hda"), 0) && volume_clean(&s.path("d.hda"), 1));
+    // Only the settings change: the flag flips, the checksum follows.
+    ok(
+        &s,
+        &[
+            "install-driver",
+            "d.hda",
+            "--driver",
+            &drv,
+            "--write-cache",
+            "off",
+        ],
+    );
+    assert!(
+        !Settings::read(&driver_on_disk(&s.path("d.hda")))
+            .unwrap()
+            .write_cache
+    );
+    // An update keeps the installed settings.
+    let drv2 = s.fake_ferrite(12_500, true);
+    ok(&s, &["install-driver", "d.hda", "--driver", &drv2]);
+    let on_disk = driver_on_disk(&s.path("d.hda"));
+    assert_eq!(on_disk.len(), 12_500);
+    assert!(!Settings::read(&on_disk).unwrap().write_cache, "kept off");
+    assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
+    // A driver larger than the partition, with a volume right after it: refused, untouched.
+    let huge = s.fake_ferrite(40_000, true);
+    let err = fails(&s, &["install-driver", "d.hda", "--driver", &huge]);
+    assert!(
+        err.contains("no room to grow") && err.contains("ferrite init --force"),
+        "{err}"
+    );
+    assert_eq!(driver_on_disk(&s.path("d.hda")).len(), 12_500);
+}
+
+#[test]
+fn install_driver_adds_and_grows_a_driver_partition_in_free_space() {
+    let s = Scratch::new("install-grow");
+    // A disk without a driver (as hformat or another tool leaves it), free space at the end.
+    let path = s.path("nodrv.hda");
+    let mut img = ImageFile::create(&path, 16 << 20).unwrap();
+    let layout = Layout {
+        driver: None,
+        driver_slot_blocks: 0,
+        hfs: vec![HfsPartitionSpec {
+            name: "Vol".into(),
+            size: PartSize::Blocks(20_000),
+        }],
+    };
+    let map = write_map(&mut img, &layout).unwrap();
+    let p = map.hfs_partitions().next().unwrap().clone();
+    format_volume(
+        &mut Region::new(&mut img, p.start as u64, p.blocks as u64).unwrap(),
+        &FormatOptions::new(b"Vol", 3_000_000_000),
+    )
+    .unwrap();
+    drop(img);
+    assert!(ok(&s, &["info", "nodrv.hda"]).contains("no driver"));
+    let drv = s.fake_ferrite(9000, false);
+    let out = ok(&s, &["install-driver", "nodrv.hda", "--driver", &drv]);
+    assert!(out.contains("new partition"), "{out}");
+    let parts = partitions(&path, 512);
+    let d = parts.iter().find(|p| p.kind == "Apple_Driver43").unwrap();
+    assert_eq!(d.blocks, 32, "18 blocks needed, the default slot taken");
+    assert_eq!(parts.last().unwrap().kind, "Apple_Free");
+    // A bigger driver grows into the free space after it.
+    let big = s.fake_ferrite(30_000, false);
+    ok(&s, &["install-driver", "nodrv.hda", "--driver", &big]);
+    let parts = partitions(&path, 512);
+    let d2 = parts.iter().find(|p| p.kind == "Apple_Driver43").unwrap();
+    assert_eq!((d2.start, d2.blocks), (d.start, 59));
+    let free = parts.last().unwrap();
+    assert_eq!(
+        (free.kind.as_str(), free.start, free.start + free.blocks),
+        ("Apple_Free", d.start + 59, 32768)
+    );
+    assert_eq!(driver_on_disk(&path), std::fs::read(&big).unwrap());
+    assert!(volume_clean(&path, 0));
+    // A bare volume has no map to put a driver in.
+    bare_volume(&s, "bare.dsk");
+    let err = fails(&s, &["install-driver", "bare.dsk", "--driver", &drv]);
+    assert!(err.contains("ferrite convert"), "{err}");
+}
+
+#[test]
+fn check_reports_damage_with_a_non_zero_exit() {
+    let s = Scratch::new("check");
+    let drv = s.fake_ferrite(9000, true);
+    ok(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+    // Corrupt drFreeBks in the volume's MDB (partition at block 96, MDB at +1024, field +0x22).
+    let mut b = std::fs::read(s.path("d.hda")).unwrap();
+    let at = 96 * 512 + 1024 + 0x22;
+    b[at] ^= 0x01;
+    std::fs::write(s.path("d.hda"), &b).unwrap();
+    let out = ferrite_in(&s.0, &["check", "d.hda"]);
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1 problems"), "{text}");
+    // A damaged driver fails the map check.
+    b[at] ^= 0x01;
+    b[64 * 512 + 100] ^= 0xFF;
+    std::fs::write(s.path("d.hda"), &b).unwrap();
+    let err = fails(&s, &["check", "d.hda"]);
+    assert!(
+        err.contains("pmBootCksum") && err.contains("ferrite install-driver"),
+        "{err}"
+    );
+    ok(&s, &["install-driver", "d.hda", "--driver", &drv]);
+    assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
+}
+
+#[test]
+fn sizes_are_parsed_like_people_write_them() {
+    let s = Scratch::new("sizes");
+    let drv = s.fake_ferrite(9000, true);
+    for (arg, bytes) in [
+        ("1.5M", 3 << 19),
+        ("2048K", 2 << 20),
+        ("3MiB", 3 << 20),
+        ("4194304", 4 << 20),
+    ] {
+        let name = format!("d{bytes}.hda");
+        ok(&s, &["init", &name, "--size", arg, "--driver", &drv]);
+        assert_eq!(
+            std::fs::metadata(s.path(&name)).unwrap().len(),
+            bytes,
+            "{arg}"
+        );
+    }
+    for bad in ["", "M", "1.5", "-3M", "2X"] {
+        let err = fails(
+            &s,
+            &[
+                "init",
+                "bad.hda",
+                &format!("--size={bad}"),
+                "--driver",
+                &drv,
+            ],
+        );
+        assert!(err.contains("size"), "{bad}: {err}");
+    }
+}
+
+// ---- with the real driver: boot in the emulated Mac ----
+
+fn real_driver_available(s: &Scratch) {
+    let out = ferrite_in(&s.0, &["init", "probe.hda", "--size", "2M"]);
+    assert!(
+        out.status.success(),
+        "{NEEDS_DRIVER}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn boots(s: &Scratch, disk: &str, volumes: &[&str], cat: Option<(&str, &str)>) {
+    for cpu in ["68000", "68040"] {
+        for rom in ["old", "scsi43"] {
+            let mut args = vec!["boot", disk, "--cpu", cpu, "--rom", rom];
+            if let Some((spec, _)) = cat {
+                args.extend(["--cat", spec]);
+            }
+            let out = ok(s, &args);
+            for v in volumes {
+                assert!(
+                    out.contains(&format!("\"{v}\" (vRefNum")),
+                    "{cpu} {rom}: {v} not mounted:\n{out}"
+                );
+            }
+            assert!(
+                out.contains(&format!(
+                    "{} of {} volumes mounted",
+                    volumes.len(),
+                    volumes.len()
+                )),
+                "{out}"
+            );
+            if let Some((_, text)) = cat {
+                assert!(
+                    out.contains("read through the driver") && out.contains(text),
+                    "{cpu} {rom}:\n{out}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn init_disks_boot_with_their_volumes_mounted() {
+    let s = Scratch::new("boot-init");
+    real_driver_available(&s);
+    ok(&s, &["init", "HD00_512.hda", "--size", "32M"]);
+    std::fs::write(s.path("hello.txt"), b"Hello through the driver\n").unwrap();
+    ok(&s, &["add", "HD00_512.hda", "hello.txt"]);
+    boots(
+        &s,
+        "HD00_512.hda",
+        &["Macintosh HD"],
+        Some(("hello.txt", "Hello through the driver")),
+    );
+    ok(
+        &s,
+        &[
+            "init",
+            "HD30_512.hda",
+            "--size",
+            "64M",
+            "--volume",
+            "System:20M",
+            "--volume",
+            "Apps:20M",
+            "--volume",
+            "Data",
+        ],
+    );
+    ok(&s, &["add", "HD30_512.hda:Data/Docs", "hello.txt"]);
+    boots(
+        &s,
+        "HD30_512.hda",
+        &["System", "Apps", "Data"],
+        Some(("Data:Docs/hello.txt", "Hello through the driver")),
+    );
+    ok(
+        &s,
+        &[
+            "init",
+            "HD40_512.hda",
+            "--size",
+            "32M",
+            "--write-cache",
+            "off",
+        ],
+    );
+    boots(&s, "HD40_512.hda", &["Macintosh HD"], None);
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn converted_and_reinstalled_disks_boot() {
+    let s = Scratch::new("boot-convert");
+    real_driver_available(&s);
+    bare_volume(&s, "old.dsk");
+    ok(&s, &["convert", "old.dsk", "HD10_512.hda"]);
+    boots(
+        &s,
+        "HD10_512.hda",
+        &["Old Disk"],
+        Some(("ReadMe", "from a .dsk")),
+    );
+    // Over another vendor's driver: install-driver makes it boot with Ferrite.
+    let vendor = s.third_party(7000);
+    ok(
+        &s,
+        &[
+            "init",
+            "HD20_512.hda",
+            "--size",
+            "16M",
+            "--volume",
+            "Vendor",
+            "--driver",
+            &vendor,
+        ],
+    );
+    ok(
+        &s,
+        &["install-driver", "HD20_512.hda", "--write-cache", "off"],
+    );
+    boots(&s, "HD20_512.hda", &["Vendor"], None);
+}
+
+#[test]
+#[ignore = "needs the m68k driver, parted and hfsutils: run `cargo xtask test`"]
+fn a_parted_and_hformat_disk_gets_the_driver_and_boots() {
+    let s = Scratch::new("boot-parted");
+    real_driver_available(&s);
+    std::fs::File::create(s.path("HD60_512.hda"))
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    s.tool("parted", &["-s", "HD60_512.hda", "mklabel", "mac"]);
+    s.tool(
+        "parted",
+        &[
+            "-s",
+            "HD60_512.hda",
+            "mkpart",
+            "primary",
+            "hfs",
+            "2048s",
+            "100%",
+        ],
+    );
+    s.tool("hformat", &["-l", "Parted Vol", "HD60_512.hda", "1"]);
+    let err = fails(&s, &["boot", "HD60_512.hda"]);
+    assert!(err.contains("no driver was loaded"), "{err}");
+    let out = ok(&s, &["install-driver", "HD60_512.hda"]);
+    assert!(out.contains("new partition"), "{out}");
+    std::fs::write(s.path("t.txt"), b"parted disk").unwrap();
+    ok(&s, &["add", "HD60_512.hda", "t.txt"]);
+    boots(
+        &s,
+        "HD60_512.hda",
+        &["Parted Vol"],
+        Some(("t.txt", "parted disk")),
+    );
+    let listing = s.tool(
+        "parted",
+        &["-m", "-s", "HD60_512.hda", "unit", "s", "print"],
+    );
+    assert!(listing.contains(":64s:95s:32s::Macintosh:;"), "{listing}");
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn boot_fails_clearly_without_a_driver() {
+    let s = Scratch::new("boot-nodrv");
+    bare_volume(&s, "old.dsk");
+    let err = fails(&s, &["boot", "old.dsk"]);
+    assert!(err.contains("no driver was loaded"), "{err}");
+}
+
+// ---- oracles ----
+
+#[test]
+#[ignore = "needs parted, hfsutils and machfs: run `cargo xtask test`"]
+fn parted_and_hfsutils_read_what_ferrite_makes() {
+    let s = Scratch::new("oracle");
+    let drv = s.fake_ferrite(9000, true);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "40M",
+            "--volume",
+            "First:16M",
+            "--volume",
+            "Second",
+            "--driver",
+            &drv,
+        ],
+    );
+    std::fs::write(s.path("a.txt"), b"alpha").unwrap();
+    std::fs::write(s.path("b.gif"), b"GIF89a").unwrap();
+    ok(&s, &["add", "d.hda:Second", "a.txt", "b.gif"]);
+    let disk = s.p("d.hda");
+    let out = s.tool("parted", &["-m", "-s", &disk, "unit", "s", "print"]);
+    let lines: Vec<&str> = out.lines().skip(2).collect();
+    assert_eq!(
+        lines,
+        [
+            "1:1s:63s:63s::Apple:;",
+            "2:64s:95s:32s::Macintosh:;",
+            "3:96s:32863s:32768s:hfs:First:;",
+            "4:32864s:81919s:49056s:hfs:Second:;"
+        ],
+        "{out}"
+    );
+    let mounted = s.tool("hmount", &[&disk, "2"]);
+    assert!(mounted.contains("Volume name is \"Second\""), "{mounted}");
+    let ls = s.tool("hls", &["-l"]);
+    assert!(
+        ls.lines()
+            .any(|l| l.contains("TEXT/ttxt") && l.ends_with("a.txt")),
+        "{ls}"
+    );
+    assert!(
+        ls.lines()
+            .any(|l| l.contains("GIFf/ogle") && l.ends_with("b.gif")),
+        "{ls}"
+    );
+    s.tool("humount", &[]);
+}
+
+#[test]
+#[ignore = "needs parted, hfsutils and machfs: run `cargo xtask test`"]
+fn measure_init_2g_against_parted_and_hformat() {
+    let s = Scratch::new("measure");
+    let drv = s.fake_ferrite(14_000, true);
+    let t = std::time::Instant::now();
+    ok(&s, &["init", "f.hda", "--size", "2G", "--driver", &drv]);
+    let ours = t.elapsed();
+    let t = std::time::Instant::now();
+    std::fs::File::create(s.path("p.img"))
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    s.tool("parted", &["-s", &s.p("p.img"), "mklabel", "mac"]);
+    s.tool(
+        "parted",
+        &[
+            "-s",
+            &s.p("p.img"),
+            "mkpart",
+            "primary",
+            "hfs",
+            "64s",
+            "100%",
+        ],
+    );
+    s.tool("hformat", &["-l", "Macintosh HD", &s.p("p.img"), "1"]);
+    let theirs = t.elapsed();
+    let alloc = |p: &str| {
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::MetadataExt::blocks(&std::fs::metadata(s.path(p)).unwrap()) / 2
+        }
+        #[cfg(not(unix))]
+        0
+    };
+    println!(
+        "2 GB image: ferrite init {ours:?} ({} KiB allocated); parted mklabel mac + mkpart + hformat {theirs:?} ({} KiB allocated)",
+        alloc("f.hda"),
+        alloc("p.img")
+    );
+    assert!(volume_clean(&s.path("f.hda"), 0));
+}
