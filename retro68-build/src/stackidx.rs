@@ -383,6 +383,13 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
     let work = out_dir.join(format!("{stem}.stackidx"));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work)?;
+    for e in std::fs::read_dir(&out_dir)? {
+        let p = e?.path();
+        let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if n.starts_with(&format!("{stem}.")) && n.ends_with(".rcgu.bc") {
+            std::fs::remove_file(&p)?; // stale, from an earlier build of the same unit
+        }
+    }
     let mut new_args: Vec<String> = Vec::with_capacity(rest.len() + 2);
     for a in &rest {
         if let Some(e) = a.strip_prefix("--emit=") {
@@ -399,16 +406,25 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
     let llc = llvm_tool(&rustc, "llc")?;
     let dis = llvm_tool(&rustc, "llvm-dis")?;
 
-    // The bitcode files: `{stem}.bc` for one codegen unit, `{stem}.{cgu}.rcgu.bc` in the
-    // output directory for several.
-    let mut bcs: Vec<PathBuf> = Vec::new();
-    for dir in [&work, &out_dir] {
+    // The bitcode files: one `{stem}.{cgu}.rcgu.bc` per codegen unit in the output directory
+    // (rustc keeps them because bitcode was asked for); with one unit, rustc may also (or only)
+    // have copied it to the `llvm-bc` path, `{stem}.bc` in `work`.
+    let per_cgu = |dir: &Path| -> Result<Vec<PathBuf>> {
+        let mut v = Vec::new();
         for e in std::fs::read_dir(dir)? {
             let p = e?.path();
             let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if n.starts_with(&format!("{stem}.")) && n.ends_with(".bc") {
-                bcs.push(p);
+            if n.starts_with(&format!("{stem}.")) && n.ends_with(".rcgu.bc") {
+                v.push(p);
             }
+        }
+        Ok(v)
+    };
+    let mut bcs = per_cgu(&out_dir)?;
+    if bcs.is_empty() {
+        let single = work.join(format!("{stem}.bc"));
+        if single.is_file() {
+            bcs.push(single);
         }
     }
     bcs.sort();
