@@ -15,6 +15,10 @@ use std::process::Command;
 /// `core`, `alloc` and `compiler_builtins` included.
 pub const PHI_FLAG: &str = "-C llvm-args=-phi-elim-split-all-critical-edges";
 
+/// Bumped whenever the stack-index rewrite (`crate::stackidx`) changes: it is passed as a
+/// `--cfg` so that cargo rebuilds every crate (cargo does not see a new wrapper binary).
+pub const STACKIDX_REWRITE: &str = "--cfg ferrite_stackidx_rewrite_v3";
+
 /// Hand-written 68000 helpers that replace `mulu.l`/`muls.l` (see `m68k::repair_68000`),
 /// linked into every artifact built from Rust.
 pub const MUL32_HELPERS: &str = "retro68-build/stub/mul32.S";
@@ -128,6 +132,9 @@ pub struct Options {
     pub strict: bool,
     /// Run the flag-hazard repair pass (always, except to measure the raw compiler).
     pub repair_hazards: bool,
+    /// Compile every crate through the stack-index rewrite (`crate::stackidx`): always,
+    /// except to measure the raw compiler.
+    pub stackidx_rewrite: bool,
 }
 
 impl Options {
@@ -140,6 +147,7 @@ impl Options {
             out_dir: root.join("target/m68k"),
             strict: true,
             repair_hazards: true,
+            stackidx_rewrite: true,
         }
     }
 }
@@ -188,6 +196,10 @@ fn rustflags(opts: &Options, extra: &[&str]) -> String {
     if opts.phi_flag {
         flags.push(' ');
         flags.push_str(PHI_FLAG);
+    }
+    if opts.stackidx_rewrite {
+        flags.push(' ');
+        flags.push_str(STACKIDX_REWRITE);
     }
     for f in extra {
         flags.push(' ');
@@ -260,6 +272,14 @@ pub fn cargo_build(
         .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
     if !features.is_empty() {
         cmd.arg("--features").arg(features.join(","));
+    }
+    if opts.stackidx_rewrite {
+        // This binary, in rustc-wrapper mode, compiles every m68k crate through the rewrite.
+        let exe = std::env::current_exe().context("cannot find the xtask binary")?;
+        if exe.file_stem().and_then(|s| s.to_str()) != Some("xtask") {
+            bail!("the stack-index rewrite needs the xtask binary as rustc wrapper, not {}", exe.display());
+        }
+        cmd.env("RUSTC_WRAPPER", exe).env(crate::stackidx::WRAPPER_ENV, opts.root.join("m68k.json"));
     }
     let status = cmd.status().with_context(|| format!("could not run cargo +{NIGHTLY}"))?;
     if !status.success() {

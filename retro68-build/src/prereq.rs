@@ -169,6 +169,16 @@ pub fn ensure_nightly() -> Result<()> {
             )
         })?;
     }
+    // `llc` and `llvm-dis` of the same LLVM, for the stack-index rewrite (`stackidx`).
+    let installed = Command::new("rustup")
+        .args(["component", "list", "--installed", "--toolchain", NIGHTLY])
+        .output()
+        .context("could not run rustup")?;
+    if !String::from_utf8_lossy(&installed.stdout).lines().any(|l| l.starts_with("llvm-tools")) {
+        eprintln!("xtask: llvm-tools of {NIGHTLY} is missing; installing it");
+        run(Command::new("rustup").args(["component", "add", "llvm-tools", "--toolchain", NIGHTLY]))
+            .with_context(|| format!("run `rustup component add llvm-tools --toolchain {NIGHTLY}` by hand"))?;
+    }
     Ok(())
 }
 

@@ -2,9 +2,10 @@
 //!
 //! With rustc nightly-2026-10-01 (LLVM 23.1.1) the M68k backend drops the index register when
 //! the base of an indexed address is a stack slot: `tmp[i] = v` is emitted as
-//! `move.b v,(0,%sp)` (always `tmp[0]`), and `tmp[j]` loads `tmp[0]`. Other cases keep their
-//! data behind `black_box`ed references so they test their own operations; these cases exercise
-//! the stack pattern on purpose.
+//! `move.b v,(0,%sp)` (always `tmp[0]`), and `tmp[j]` loads `tmp[0]`. The build avoids it with
+//! the stack-index rewrite (`retro68-build/src/stackidx.rs`); these cases fail if a build
+//! skips it. Other cases keep their data behind `black_box`ed references so they test their
+//! own operations; these cases exercise the stack pattern on purpose.
 
 use super::case;
 use super::util::*;
