@@ -271,6 +271,14 @@ pub fn init(a: &InitArgs) -> Result<()> {
             .collect::<Result<_>>()?
     };
     let (path, bs, existing, is_device) = prepare_target(&a.disk, a.block_size, a.force)?;
+    if bs != 512 {
+        // The map and volumes are valid at any block size, but the driver checks READ
+        // CAPACITY's block length at install and serves 512-byte blocks only.
+        eprintln!(
+            "ferrite: warning: block size {bs}: Ferrite's driver serves 512-byte-block disks only, \
+             so this disk will not boot or mount with it; use --block-size 512 for a Mac boot disk"
+        );
+    }
     let size = match (a.size, existing, is_device) {
         (Some(s), Some(have), true) if s / bs as u64 != have / bs as u64 => {
             bail!(
