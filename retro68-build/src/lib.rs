@@ -5,3 +5,4 @@ pub mod elf;
 pub mod m68k;
 pub mod pipeline;
 pub mod prereq;
+pub mod rsrc;
