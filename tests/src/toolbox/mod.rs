@@ -151,13 +151,13 @@ pub struct Toolbox {
     /// Scripted input still to come.
     pub script: VecDeque<Input>,
     pub(crate) initialized: Inits,
-    pub(crate) rm: resources::ResourceState,
-    pub(crate) qd: quickdraw::QdState,
-    pub(crate) wm: windows::WindowState,
-    pub(crate) mm: menus::MenuState,
-    pub(crate) dm: dialogs::DialogState,
-    pub(crate) em: events::EventState,
-    pub(crate) sl: segment_loader::SegmentState,
+    pub rm: resources::ResourceState,
+    pub qd: quickdraw::QdState,
+    pub wm: windows::WindowState,
+    pub mm: menus::MenuState,
+    pub dm: dialogs::DialogState,
+    pub em: events::EventState,
+    pub sl: segment_loader::SegmentState,
 }
 
 /// Which `Init…` calls have run.
@@ -219,6 +219,12 @@ pub(crate) struct Frame {
     name: &'static str,
 }
 
+/// Refuse a Boolean argument whose word is exactly `$0001` (TRUE pushed as a word, in the low
+/// byte, which a Mac reads as FALSE). Correct glue pushes with `move.b`, leaving the low byte
+/// stale, so a correct FALSE over a stale low byte of 1 would be refused too; the model's
+/// stack is deterministic, so this is a clear trade (modelling choice).
+pub const STRICT_BOOLEAN_WORD: bool = true;
+
 /// A function result to store.
 pub(crate) enum Ret {
     None,
@@ -257,9 +263,16 @@ impl Frame {
         debug_assert_eq!(self.sizes[i], 4);
         m.read_u32(self.at(i))
     }
-    /// Argument `i` as a Boolean (the high byte of its word; must be 0 or 1).
+    /// Argument `i` as a Boolean (the high byte of its word; must be 0 or 1; see
+    /// [`STRICT_BOOLEAN_WORD`]).
     pub fn boolean(&self, m: &Machine, i: usize) -> Result<bool, Fault> {
         let b = m.read_u8(self.at(i));
+        if STRICT_BOOLEAN_WORD && m.read_u16(self.at(i)) == 0x0001 {
+            return Err(self.misuse(format!(
+                "Boolean argument {} is the word $0001: the value was pushed in the low byte (Pascal Booleans go in the high byte: move.b #1,-(sp))",
+                i + 1
+            )));
+        }
         match b {
             0 => Ok(false),
             1 => Ok(true),
