@@ -61,7 +61,7 @@ fn rsrcfork_lists_every_resource() {
     got.sort();
     want.sort();
     assert_eq!(got, want);
-    assert_eq!(got.len(), 15, "CODE 0/1 + 13 resources from the source");
+    assert_eq!(got.len(), 17, "CODE 0/1 + 15 resources from the source");
 }
 
 #[test]

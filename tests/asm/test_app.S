@@ -4,7 +4,9 @@
 |
 | Start-up (InitGraf … InitCursor, MaxApplZone, FlushEvents), the menu bar from MBAR 128
 | with the desk accessories appended to the Apple menu, a window from WIND 128 drawing two
-| strings on update, About… (NoteAlert 128 with ParamText) and Quit (menu or ⌘Q).
+| strings on update, About… (NoteAlert 128 with ParamText), Bus Info… (modal dialog
+| DLOG 129 whose item 2 gets the first string of STR# 128 through GetResource/HLock/
+| GetDialogItem/SetDialogItemText/ReleaseResource, until OK) and Quit (menu or ⌘Q).
 |
 | BUG selects a deliberate glue error (0 = none) for the convention tests:
 |   1  WaitNextEvent without result space
@@ -16,6 +18,9 @@
 
         .ifndef BUG
         .set    BUG, 0
+        .endif
+        .ifndef USE_GNE                 | 1: GetNextEvent + SystemTask instead of WaitNextEvent
+        .set    USE_GNE, 0
         .endif
 
         .text
@@ -83,6 +88,13 @@ main:
         .short  0xA873                  | SetPort(window)
 
 event_loop:
+        .if     USE_GNE
+        .short  0xA9B4                  | SystemTask
+        clr.w   -(%sp)
+        move.w  #0xFFFF,-(%sp)
+        pea     event
+        .short  0xA970                  | GetNextEvent
+        .else
         .if     BUG != 1
         clr.w   -(%sp)                  | Boolean result
         .endif
@@ -92,6 +104,7 @@ event_loop:
         move.l  %d0,-(%sp)              | sleep
         clr.l   -(%sp)                  | mouseRgn
         .short  0xA860                  | WaitNextEvent
+        .endif
         move.b  (%sp)+,%d0
         beq.s   event_loop
         move.w  event,%d0
@@ -181,6 +194,8 @@ apple_menu:
         bra.s   cmd_done
 file_menu:
         cmpi.w  #1,%d0
+        beq.s   bus_info
+        cmpi.w  #3,%d0
         bne.s   cmd_done
         clr.w   -(%sp)
         .short  0xA938                  | HiliteMenu(0)
@@ -195,6 +210,43 @@ cmd_done:
         clr.w   -(%sp)
         .short  0xA938                  | HiliteMenu(0)
         rts
+
+bus_info:
+        clr.l   -(%sp)
+        move.w  #129,-(%sp)
+        clr.l   -(%sp)                  | dStorage NIL
+        move.l  #-1,-(%sp)              | in front
+        .short  0xA97C                  | GetNewDialog(129, NIL, -1)
+        move.l  (%sp)+,dialog
+        move.l  dialog,-(%sp)
+        move.w  #2,-(%sp)
+        pea     item_type
+        pea     item_handle
+        pea     item_box
+        .short  0xA98D                  | GetDialogItem(dialog, 2, …)
+        clr.l   -(%sp)
+        move.l  #0x53545223,-(%sp)      | 'STR#'
+        move.w  #128,-(%sp)
+        .short  0xA9A0                  | GetResource('STR#', 128)
+        movea.l (%sp)+,%a0
+        move.l  %a0,str_handle
+        .short  0xA029                  | HLock(A0)
+        movea.l str_handle,%a0
+        movea.l (%a0),%a0
+        addq.l  #2,%a0                  | the first string
+        move.l  item_handle,-(%sp)
+        move.l  %a0,-(%sp)
+        .short  0xA98F                  | SetDialogItemText(item, string)
+        move.l  str_handle,-(%sp)
+        .short  0xA9A3                  | ReleaseResource
+1:      clr.l   -(%sp)                  | filterProc NIL
+        pea     item_hit
+        .short  0xA991                  | ModalDialog
+        cmpi.w  #1,item_hit
+        bne.s   1b
+        move.l  dialog,-(%sp)
+        .short  0xA983                  | DisposeDialog
+        bra     cmd_done
 
         .data
         .balign 2
@@ -232,5 +284,16 @@ update_count:
         .space  4
 alert_hit:
         .space  2
+dialog: .space  4
+item_type:
+        .space  2
+item_handle:
+        .space  4
+item_box:
+        .space  8
+item_hit:
+        .space  2
+str_handle:
+        .space  4
         .globl  update_count
         .globl  alert_hit

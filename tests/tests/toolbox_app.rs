@@ -21,7 +21,11 @@ fn package(image: &FlatImage) -> Vec<u8> {
 }
 
 fn app_image(bug: u32) -> FlatImage {
-    let src = format!("        .set    BUG, {bug}\n{}", include_str!("../asm/test_app.S"));
+    app_image_with(bug, false)
+}
+
+fn app_image_with(bug: u32, gne: bool) -> FlatImage {
+    let src = format!("        .set    BUG, {bug}\n        .set    USE_GNE, {}\n{}", gne as u32, include_str!("../asm/test_app.S"));
     retro68_build::asm::assemble_flat("test_app", &src).unwrap()
 }
 
@@ -94,13 +98,58 @@ fn test_app_about_and_quit() {
 #[test]
 #[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
 fn test_app_quits_from_the_file_menu() {
+    for gne in [false, true] {
+        let image = app_image_with(0, gne);
+        for cpu in CPUS {
+            let (_, r) = launch(cpu, package(&image), vec![Input::Menu { menu: "File".into(), item: "Quit".into() }]);
+            let run = r.unwrap_or_else(|e| panic!("{cpu}, GetNextEvent {gne}: {e}"));
+            assert!(run.screen.alerts().is_empty());
+            assert_eq!(run.screen.strings_drawn().len(), 2);
+            assert_eq!(run.screen.seen.last(), Some(&Seen::Exit));
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn test_app_modal_dialog_with_a_resource_string() {
     let image = app_image(0);
     for cpu in CPUS {
-        let (_, r) = launch(cpu, package(&image), vec![Input::Menu { menu: "File".into(), item: "Quit".into() }]);
+        let script = vec![
+            Input::CommandKey('i'),
+            Input::DialogItem(4),
+            Input::Return,
+            Input::Menu { menu: "File".into(), item: "Quit".into() },
+        ];
+        let (mut m, r) = launch(cpu, package(&image), script);
         let run = r.unwrap_or_else(|e| panic!("{cpu}: {e}"));
-        assert!(run.screen.alerts().is_empty());
-        assert_eq!(run.screen.seen.last(), Some(&Seen::Exit));
+        let s = &run.screen;
+        assert_eq!(s.window_titles(), ["Ferrite Test", "Bus Info"], "{cpu}:\n{}", s.transcript());
+        let i = s.seen.iter().position(|x| matches!(x, Seen::MenuChosen { item, .. } if item == "Bus Info…")).unwrap();
+        assert_eq!(
+            s.seen[i + 1..i + 7],
+            [
+                Seen::WindowOpened { title: "Bus Info".into(), kind: WindowKind::Dialog, bounds: [60, 40, 200, 400], visible: true },
+                Seen::DialogItemText { dialog: "Bus Info".into(), item: 2, text: "SCSI bus".into() },
+                Seen::Dialog { title: "Bus Info".into(), items: vec!["OK".into(), "SCSI bus".into(), "".into(), "7".into()] },
+                Seen::DialogHit { dialog: "Bus Info".into(), item: 4 },
+                Seen::DialogHit { dialog: "Bus Info".into(), item: 1 },
+                Seen::WindowClosed { title: "Bus Info".into() },
+            ],
+            "{cpu}:\n{}",
+            s.transcript()
+        );
+        assert_eq!(s.seen.last(), Some(&Seen::Exit));
+        let loaded: Vec<([u8; 4], i16)> = m.toolbox().rm.loaded.keys().copied().collect();
+        assert_eq!(loaded, [(*b"CODE", 1)], "STR# 128 was released; CODE 1 stays");
+        assert!(m.toolbox().dm.dialogs.is_empty());
+        m.check_heaps().unwrap();
     }
+    // A click on the disabled static text is not something a user can do.
+    let script = vec![Input::CommandKey('i'), Input::DialogItem(3)];
+    let (_, r) = launch(CpuModel::M68000, package(&image), script);
+    let e = r.unwrap_err();
+    assert!(matches!(&e.fault, Fault::Setup { message } if message.contains("item 3")), "{e}");
 }
 
 fn misuse_message(r: Result<ferrite_emu::toolbox::AppRun, RunError>) -> String {
