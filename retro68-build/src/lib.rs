@@ -5,4 +5,5 @@ pub mod elf;
 pub mod m68k;
 pub mod pipeline;
 pub mod prereq;
+pub mod rsrc;
 pub mod stackidx;

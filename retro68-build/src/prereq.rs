@@ -58,6 +58,11 @@ pub const PACKAGES: &[Package] = &[
         package: "hfsutils",
         why: "extracts files from the formatter's HFS volumes in the oracle tests",
     },
+    Package {
+        command: "macunpack",
+        package: "macutils",
+        why: "unpacks the packaged application's MacBinary file in the oracle tests",
+    },
 ];
 
 /// A Python module (from PyPI) and the package that provides it.
@@ -69,11 +74,18 @@ pub struct PythonModule {
 }
 
 /// What the tests need from PyPI.
-pub const PYTHON_MODULES: &[PythonModule] = &[PythonModule {
-    module: "machfs",
-    package: "machfs",
-    why: "is the formatter tests' second, independent HFS reader",
-}];
+pub const PYTHON_MODULES: &[PythonModule] = &[
+    PythonModule {
+        module: "machfs",
+        package: "machfs",
+        why: "is the formatter tests' second, independent HFS reader",
+    },
+    PythonModule {
+        module: "rsrcfork",
+        package: "rsrcfork",
+        why: "is the resource compiler tests' independent resource-fork reader",
+    },
+];
 
 fn have_python_module(module: &str) -> bool {
     Command::new("python3")

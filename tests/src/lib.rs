@@ -27,6 +27,9 @@
 //! * [`events`]: `_PostEvent` and `SysEvtMask`.
 //! * [`vbl`]: VBL tasks.
 //! * [`mac_os`]: `Machine::install_mac_os`, all of the above at once.
+//! * [`toolbox`]: the application-level Toolbox (Segment Loader launch, Resource Manager on
+//!   the application's fork, QuickDraw/Window/Menu/Dialog/Event Managers) with a screen
+//!   record and scripted input; `Machine::install_toolbox`, `Machine::launch_application`.
 //! * [`error`]: run errors.
 //! * [`scsi`]: the virtual SCSI bus and its targets.
 //! * [`scsi_manager`]: SCSI Manager 4.3 (`_SCSIAtomic`) and the original SCSI Manager
@@ -59,6 +62,7 @@ pub mod scsi;
 pub mod scsi_manager;
 pub mod start_manager;
 pub mod test_disk;
+pub mod toolbox;
 
 pub use cpu::CpuModel;
 pub use interrupts::{InterruptHandler, InterruptId, TickHook};
