@@ -70,6 +70,9 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let root = workspace_root();
+    // Before anything can rebuild target/debug/xtask (`cargo test` does), keep a copy of this
+    // binary for the m68k builds' rustc wrapper.
+    pipeline::pin_wrapper(&root)?;
     match cli.cmd {
         Cmd::Setup => {
             prereq::ensure_all()?;

@@ -208,6 +208,32 @@ fn rustflags(opts: &Options, extra: &[&str]) -> String {
     flags
 }
 
+static WRAPPER: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Copy the running `xtask` binary to `target/m68k-build/wrapper/xtask` and use that copy as
+/// the m68k builds' `RUSTC_WRAPPER` (the stack-index rewrite). Later `cargo` runs in the same
+/// `xtask` process (`cargo test --workspace` in `xtask test`) may rebuild and replace
+/// `target/debug/xtask`; the copy stays. Replaced atomically, only when it differs.
+pub fn pin_wrapper(root: &Path) -> Result<()> {
+    if WRAPPER.get().is_some() {
+        return Ok(());
+    }
+    let exe = std::env::current_exe().context("cannot find the xtask binary")?;
+    let data = std::fs::read(&exe).with_context(|| format!("reading {}", exe.display()))?;
+    let dir = root.join("target/m68k-build/wrapper");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let dest = dir.join("xtask");
+    if std::fs::read(&dest).ok().as_deref() != Some(&data[..]) {
+        let tmp = dir.join(format!("xtask.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, &data)?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
+        std::fs::rename(&tmp, &dest)?;
+    }
+    let _ = WRAPPER.set(dest);
+    Ok(())
+}
+
 /// Compile `a` for the 68k; returns the path of the object or static library to link.
 pub fn compile(a: &Artifact, opts: &Options) -> Result<PathBuf> {
     match a.source {
@@ -275,7 +301,10 @@ pub fn cargo_build(
     }
     if opts.stackidx_rewrite {
         // This binary, in rustc-wrapper mode, compiles every m68k crate through the rewrite.
-        let exe = std::env::current_exe().context("cannot find the xtask binary")?;
+        let exe = match WRAPPER.get() {
+            Some(p) => p.clone(),
+            None => std::env::current_exe().context("cannot find the xtask binary")?,
+        };
         if exe.file_stem().and_then(|s| s.to_str()) != Some("xtask") {
             bail!("the stack-index rewrite needs the xtask binary as rustc wrapper, not {}", exe.display());
         }
