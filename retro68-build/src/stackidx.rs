@@ -53,6 +53,8 @@ pub struct LaunderStats {
     pub others: usize,
     /// `sret` parameters of `fastcc` functions and calls marked `inreg` (see [`sret_inreg`]).
     pub srets: usize,
+    /// Extensions into address registers patched in the objects (`crate::anext`).
+    pub anext: usize,
 }
 
 fn is_name_char(c: u8) -> bool {
@@ -525,6 +527,23 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
                 .arg(&obj)
                 .arg(&ll_path),
         )?;
+        // The same code as text, to find the extensions into address registers that the
+        // object encodes as data-register instructions (`crate::anext`).
+        let asm_path = ll_path.with_extension("s");
+        run_ok(
+            Command::new(&llc)
+                .arg(llc_opt)
+                .args(LLC_ARGS)
+                .args(llvm_args.iter().filter(|a| !a.is_empty()))
+                .arg("-filetype=asm")
+                .arg("-o")
+                .arg(&asm_path)
+                .arg(&ll_path),
+        )?;
+        let asm = std::fs::read_to_string(&asm_path)?;
+        let mut bytes = std::fs::read(&obj)?;
+        total.anext += crate::anext::repair(&asm, &mut bytes).with_context(|| format!("repairing {n}"))?;
+        std::fs::write(&obj, bytes)?;
         objects.push((member, obj));
         if n.ends_with(".rcgu.bc") && bc.parent() == Some(out_dir.as_path()) {
             std::fs::remove_file(bc)?;
@@ -571,8 +590,8 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
     std::fs::write(
         out_dir.join(format!("{stem}.stackidx.txt")),
         format!(
-            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\n",
-            total.functions, total.allocas, total.geps, total.others, total.srets
+            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nanext {}\n",
+            total.functions, total.allocas, total.geps, total.others, total.srets, total.anext
         ),
     )?;
     std::fs::remove_dir_all(&work)?;
@@ -611,7 +630,7 @@ define void @g(ptr %x, i32 %i) {
     #[test]
     fn launders_variable_offsets_from_stack_slots() {
         let (out, stats) = launder_ir(IR).unwrap();
-        assert_eq!(stats, LaunderStats { functions: 2, allocas: 2, geps: 2, others: 3, srets: 0 });
+        assert_eq!(stats, LaunderStats { functions: 2, allocas: 2, geps: 2, others: 3, srets: 0, anext: 0 });
         assert!(out.contains(
             "  %__ferrite_sp1 = call ptr asm \"\", \"=a,0\"(ptr %tmp)\n  %0 = getelementptr inbounds nuw i8, ptr %__ferrite_sp1, i32 %i\n"
         ));
