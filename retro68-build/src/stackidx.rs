@@ -51,6 +51,10 @@ pub struct LaunderStats {
     pub geps: usize,
     /// Stack addresses in pointer `select`s and `ptrtoint`s.
     pub others: usize,
+    /// `sret` parameters of `fastcc` functions and calls marked `inreg` (see [`sret_inreg`]).
+    pub srets: usize,
+    /// Extensions into address registers patched in the objects (`crate::anext`).
+    pub anext: usize,
 }
 
 fn is_name_char(c: u8) -> bool {
@@ -170,9 +174,12 @@ fn parse_rhs(rhs: &str, off: usize) -> Option<Inst<'_>> {
 /// Rewrite LLVM IR text (as printed by `llvm-dis`) so that no variable offset from a stack
 /// slot reaches the M68k instruction selector as `FrameIndex + register` (module docs).
 pub fn launder_ir(ll: &str) -> Result<(String, LaunderStats)> {
+    let mut stats = LaunderStats::default();
+    let (ll_sret, srets) = sret_inreg(ll);
+    stats.srets = srets;
+    let ll = ll_sret.as_str();
     let lines: Vec<&str> = ll.lines().collect();
     let mut out = String::with_capacity(ll.len() + ll.len() / 16);
-    let mut stats = LaunderStats::default();
     let mut fresh = 0usize;
     let mut i = 0;
     while i < lines.len() {
@@ -292,6 +299,49 @@ pub fn launder_ir(ll: &str) -> Result<(String, LaunderStats)> {
         }
     }
     Ok((out, stats))
+}
+
+/// Second work-around, for the M68k backend's `sret` miscompile: mark the `sret` parameter of
+/// every `fastcc` function (definitions and call sites alike) `inreg`.
+///
+/// `M68kISelLowering.cpp` treats a first parameter with `sret` and without `inreg` as a
+/// *stack* struct return (`callIsStructReturn`, `argsAreStructReturn`): the callee pops 4 bytes
+/// on return (`setBytesToPopOnReturn(4)`) and the caller re-reserves them after the call
+/// (`NumBytesForCalleeToPop = 4`). That is the i386 convention, where the hidden pointer is on
+/// the stack. But `CC_M68k_Fast` (`M68kCallingConv.td`) passes the pointer in a register
+/// (`%a0`), so nothing was pushed: the callee's `move.l (%sp),%a1 ; adda.l #4,%sp ;
+/// move.l %a1,(%sp) ; rts` writes its return address over the caller's 4 bytes at `(0,%sp)`.
+/// LLVM's optimizer makes internal Rust functions `fastcc`, so a caller with a live value there
+/// (an array returned by value, a spill) is corrupted. With `inreg` the return is a register
+/// struct return: no pop, no re-reserve, and `CC_M68k_Fast` ignores `inreg`, so the pointer
+/// stays in `%a0`. (`CC_M68k_C` would pass an `inreg` pointer in `%d0`, so C-convention
+/// functions, whose pointer really is pushed and popped consistently, are left alone.)
+pub fn sret_inreg(ll: &str) -> (String, usize) {
+    let mut out = String::with_capacity(ll.len() + 64);
+    let mut n = 0;
+    for line in ll.lines() {
+        let t = line.trim_start();
+        let decl = (t.starts_with("define ") || t.starts_with("declare ")) && line.contains(" fastcc ");
+        let call = line.contains("call fastcc ") || line.contains("invoke fastcc ");
+        if !(line.contains(" sret(") && (decl || call)) {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find(" sret(") {
+            out.push_str(&rest[..at]);
+            if !rest[..at].ends_with(" inreg") {
+                out.push_str(" inreg");
+                n += 1;
+            }
+            out.push_str(" sret(");
+            rest = &rest[at + " sret(".len()..];
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
+    (out, n)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -457,6 +507,7 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
         total.allocas += stats.allocas;
         total.geps += stats.geps;
         total.others += stats.others;
+        total.srets += stats.srets;
         let ll_path = work.join(n.replace(".bc", ".ll"));
         std::fs::write(&ll_path, rewritten)?;
         // The member this replaces: `{stem}.{cgu}.rcgu.o`.
@@ -476,6 +527,23 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
                 .arg(&obj)
                 .arg(&ll_path),
         )?;
+        // The same code as text, to find the extensions into address registers that the
+        // object encodes as data-register instructions (`crate::anext`).
+        let asm_path = ll_path.with_extension("s");
+        run_ok(
+            Command::new(&llc)
+                .arg(llc_opt)
+                .args(LLC_ARGS)
+                .args(llvm_args.iter().filter(|a| !a.is_empty()))
+                .arg("-filetype=asm")
+                .arg("-o")
+                .arg(&asm_path)
+                .arg(&ll_path),
+        )?;
+        let asm = std::fs::read_to_string(&asm_path)?;
+        let mut bytes = std::fs::read(&obj)?;
+        total.anext += crate::anext::repair(&asm, &mut bytes).with_context(|| format!("repairing {n}"))?;
+        std::fs::write(&obj, bytes)?;
         objects.push((member, obj));
         if n.ends_with(".rcgu.bc") && bc.parent() == Some(out_dir.as_path()) {
             std::fs::remove_file(bc)?;
@@ -522,8 +590,8 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
     std::fs::write(
         out_dir.join(format!("{stem}.stackidx.txt")),
         format!(
-            "functions {}\nallocas {}\ngeps {}\nothers {}\n",
-            total.functions, total.allocas, total.geps, total.others
+            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nanext {}\n",
+            total.functions, total.allocas, total.geps, total.others, total.srets, total.anext
         ),
     )?;
     std::fs::remove_dir_all(&work)?;
@@ -562,7 +630,7 @@ define void @g(ptr %x, i32 %i) {
     #[test]
     fn launders_variable_offsets_from_stack_slots() {
         let (out, stats) = launder_ir(IR).unwrap();
-        assert_eq!(stats, LaunderStats { functions: 2, allocas: 2, geps: 2, others: 3 });
+        assert_eq!(stats, LaunderStats { functions: 2, allocas: 2, geps: 2, others: 3, srets: 0, anext: 0 });
         assert!(out.contains(
             "  %__ferrite_sp1 = call ptr asm \"\", \"=a,0\"(ptr %tmp)\n  %0 = getelementptr inbounds nuw i8, ptr %__ferrite_sp1, i32 %i\n"
         ));
@@ -578,6 +646,23 @@ define void @g(ptr %x, i32 %i) {
         assert!(out.contains("  %a = getelementptr i8, ptr %x, i32 %i\n"));
         assert!(out.contains("  %c = getelementptr inbounds nuw i8, ptr %tmp, i32 4\n"));
         assert_eq!(out.matches("call ptr asm").count(), 5);
+    }
+
+    #[test]
+    fn marks_fastcc_sret_inreg() {
+        let ir = "define internal fastcc void @v(ptr noalias sret([10 x i8]) align 1 %_0) {\n  ret void\n}\n\
+                  define void @c(ptr sret([4 x i8]) %r) {\n  %va = alloca [10 x i8], align 1\n\
+                  call fastcc void @v(ptr noalias sret([10 x i8]) align 1 %va)\n\
+                  tail call fastcc void @v(ptr inreg sret([10 x i8]) align 1 %va)\n\
+                  call void @c(ptr sret([4 x i8]) %r)\n  ret void\n}\n";
+        let (out, stats) = launder_ir(ir).unwrap();
+        assert_eq!(stats.srets, 2);
+        assert!(out.contains("define internal fastcc void @v(ptr noalias inreg sret([10 x i8]) align 1 %_0) {"));
+        assert!(out.contains("call fastcc void @v(ptr noalias inreg sret([10 x i8]) align 1 %va)"));
+        assert!(out.contains("tail call fastcc void @v(ptr inreg sret([10 x i8]) align 1 %va)"));
+        // The C convention passes the pointer on the stack and pops it consistently: untouched.
+        assert!(out.contains("define void @c(ptr sret([4 x i8]) %r) {"));
+        assert!(out.contains("call void @c(ptr sret([4 x i8]) %r)"));
     }
 
     #[test]

@@ -1,4 +1,5 @@
 //! Run one codegen case in the emulator and show the outcome (debugging aid).
+//! With a third argument `diff`, also print the first differing bytes (host vs. 68k).
 use ferrite_emu::CpuModel;
 use ferrite_emu::conformance::{SuiteRunner, host_output};
 use ferrite_shared::flat::FlatImage;
@@ -13,7 +14,15 @@ fn main() {
     let got = r.run_case(index, Some(&mut stats));
     let want = host_output(index);
     match got {
-        Ok(g) => println!("{name}: {} bytes, equal: {}, instructions {}", g.len(), g == want, stats.0),
+        Ok(g) => {
+            println!("{name}: {} bytes, equal: {}, instructions {}", g.len(), g == want, stats.0);
+            if args.get(3).map(String::as_str) == Some("diff") {
+                let diffs = (0..g.len().max(want.len())).filter(|&i| want.get(i) != g.get(i));
+                for i in diffs.take(40) {
+                    println!("  @{i}: host {:02x?} m68k {:02x?}", want.get(i), g.get(i));
+                }
+            }
+        }
         Err(e) => println!("{name}: error {e}; instructions {}", stats.0),
     }
 }
