@@ -53,6 +53,8 @@ pub struct LaunderStats {
     pub others: usize,
     /// `sret` parameters of `fastcc` functions and calls marked `inreg` (see [`sret_inreg`]).
     pub srets: usize,
+    /// 8- and 16-bit `llvm.{u,s}mul.with.overflow` calls widened to `i32` (see [`widen_mulo`]).
+    pub mulos: usize,
     /// Extensions into address registers patched in the objects (`crate::anext`).
     pub anext: usize,
 }
@@ -175,7 +177,9 @@ fn parse_rhs(rhs: &str, off: usize) -> Option<Inst<'_>> {
 /// slot reaches the M68k instruction selector as `FrameIndex + register` (module docs).
 pub fn launder_ir(ll: &str) -> Result<(String, LaunderStats)> {
     let mut stats = LaunderStats::default();
-    let (ll_sret, srets) = sret_inreg(ll);
+    let (ll_mulo, mulos) = widen_mulo(ll)?;
+    stats.mulos = mulos;
+    let (ll_sret, srets) = sret_inreg(&ll_mulo);
     stats.srets = srets;
     let ll = ll_sret.as_str();
     let lines: Vec<&str> = ll.lines().collect();
@@ -344,6 +348,118 @@ pub fn sret_inreg(ll: &str) -> (String, usize) {
     (out, n)
 }
 
+/// Third work-around, for the M68k backend's 8/16-bit overflow-checked multiply: every
+/// `%r = [tail] call { iN, i1 } @llvm.umul.with.overflow.iN(iN %a, iN %b)` with N = 8 or 16
+/// (and the `smul` form) becomes an `i32` multiply of the zero- (`umul`) or sign-extended
+/// (`smul`) operands, whose low N bits are the value and whose overflow bit is "the product
+/// does not survive a round trip through iN"; `%r` is rebuilt with two `insertvalue`s, so its
+/// uses are unchanged.
+///
+/// The backend lowers `ISD::UMULO`/`SMULO` of `i8`/`i16` with a 16×16→32 `mulu.w`/`muls.w` and
+/// takes the overflow bit from V, which those instructions always clear: the overflow bit is
+/// constant false (`a.overflowing_mul(b).1` for `u8` is `moveq #0,%d0`). The `i32` forms are
+/// right and are left alone. Both operands fit in 16 bits, so the `i32` product cannot itself
+/// overflow (it becomes `mulu.w`/`muls.w` or a `__mulsi3` call).
+pub fn widen_mulo(ll: &str) -> Result<(String, usize)> {
+    const PREFIX: &str = "%__ferrite_mulo";
+    let mut out = String::with_capacity(ll.len() + 64);
+    let mut n = 0usize;
+    let mut fresh = 0usize;
+    for line in ll.lines() {
+        let Some(m) = parse_mulo_call(line) else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let ext = if m.signed { "sext" } else { "zext" };
+        let ty = m.ty;
+        // Fresh names: a unique prefix and a counter, skipping any name the module already has.
+        let base = loop {
+            fresh += 1;
+            let b = format!("{PREFIX}{fresh}");
+            if !ll.contains(&format!("{b}.")) {
+                break b;
+            }
+        };
+        let indent = &line[..line.len() - line.trim_start().len()];
+        let (a, b) = (m.a, m.b);
+        let r = m.result;
+        out.push_str(&format!("{indent}{base}.a = {ext} {ty} {a} to i32\n"));
+        out.push_str(&format!("{indent}{base}.b = {ext} {ty} {b} to i32\n"));
+        out.push_str(&format!("{indent}{base}.p = mul i32 {base}.a, {base}.b\n"));
+        out.push_str(&format!("{indent}{base}.v = trunc i32 {base}.p to {ty}\n"));
+        out.push_str(&format!("{indent}{base}.w = {ext} {ty} {base}.v to i32\n"));
+        out.push_str(&format!("{indent}{base}.o = icmp ne i32 {base}.w, {base}.p\n"));
+        out.push_str(&format!("{indent}{base}.s = insertvalue {{ {ty}, i1 }} poison, {ty} {base}.v, 0\n"));
+        out.push_str(&format!("{indent}{r} = insertvalue {{ {ty}, i1 }} {base}.s, i1 {base}.o, 1\n"));
+        n += 1;
+    }
+    Ok((out, n))
+}
+
+struct MuloCall<'a> {
+    result: &'a str,
+    signed: bool,
+    ty: &'a str,
+    a: &'a str,
+    b: &'a str,
+}
+
+/// `%r = [tail|musttail|notail] call [attrs] { iN, i1 } @llvm.Xmul.with.overflow.iN(iN [attrs]
+/// A, iN [attrs] B)[ #N][, !md ...]` with N = 8 or 16. Anything else (other widths, `invoke`,
+/// shapes we do not know) is `None` and stays as it is.
+fn parse_mulo_call(line: &str) -> Option<MuloCall<'_>> {
+    let t = line.trim_start();
+    let result = local_at(t)?;
+    let rhs = t[result.len()..].strip_prefix(" = ")?;
+    let (signed, ty, at) = ["umul", "smul"].iter().find_map(|op| {
+        ["i8", "i16"].iter().find_map(|ty| {
+            let callee = format!(" {{ {ty}, i1 }} @llvm.{op}.with.overflow.{ty}(");
+            rhs.find(&callee).map(|at| (*op == "smul", *ty, at + callee.len()))
+        })
+    })?;
+    // Before the callee: only call markers and (return) attributes.
+    let head = &rhs[..rhs.find(" { ")?];
+    let mut words = head.split(' ').filter(|w| !w.is_empty());
+    let mut saw_call = false;
+    for w in words.by_ref() {
+        match w {
+            "tail" | "musttail" | "notail" if !saw_call => {}
+            "call" if !saw_call => saw_call = true,
+            _ if saw_call => {}
+            _ => return None,
+        }
+    }
+    if !saw_call {
+        return None;
+    }
+    let args_and_tail = &rhs[at..];
+    let close = args_and_tail.find(')')?;
+    let args = &args_and_tail[..close];
+    let rest = args_and_tail[close + 1..].trim();
+    // Only function attribute groups and metadata may follow.
+    if !(rest.is_empty() || rest.starts_with('#') || rest.starts_with(',')) {
+        return None;
+    }
+    let mut ops = args.split(',').map(str::trim);
+    let (x, y) = (ops.next()?, ops.next()?);
+    if ops.next().is_some() {
+        return None;
+    }
+    let value = |arg: &str| -> Option<usize> {
+        let body = arg.strip_prefix(ty)?.strip_prefix(' ')?;
+        // The value is the last word (`%a`, `%"odd name"` has no spaces in rustc output, `3`, `-1`).
+        Some(arg.len() - body.rsplit(' ').next()?.len())
+    };
+    let a = &x[value(x)?..];
+    let b = &y[value(y)?..];
+    let plain = |v: &str| !v.is_empty() && !v.contains([' ', '(', ')', '"']);
+    if !(plain(a) && plain(b)) {
+        return None;
+    }
+    Some(MuloCall { result, signed, ty, a, b })
+}
+
 // ---------------------------------------------------------------------------------------------
 // rustc wrapper mode
 
@@ -508,6 +624,7 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
         total.geps += stats.geps;
         total.others += stats.others;
         total.srets += stats.srets;
+        total.mulos += stats.mulos;
         let ll_path = work.join(n.replace(".bc", ".ll"));
         std::fs::write(&ll_path, rewritten)?;
         // The member this replaces: `{stem}.{cgu}.rcgu.o`.
@@ -590,8 +707,8 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
     std::fs::write(
         out_dir.join(format!("{stem}.stackidx.txt")),
         format!(
-            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nanext {}\n",
-            total.functions, total.allocas, total.geps, total.others, total.srets, total.anext
+            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nmulos {}\nanext {}\n",
+            total.functions, total.allocas, total.geps, total.others, total.srets, total.mulos, total.anext
         ),
     )?;
     std::fs::remove_dir_all(&work)?;
@@ -630,7 +747,7 @@ define void @g(ptr %x, i32 %i) {
     #[test]
     fn launders_variable_offsets_from_stack_slots() {
         let (out, stats) = launder_ir(IR).unwrap();
-        assert_eq!(stats, LaunderStats { functions: 2, allocas: 2, geps: 2, others: 3, srets: 0, anext: 0 });
+        assert_eq!(stats, LaunderStats { functions: 2, allocas: 2, geps: 2, others: 3, srets: 0, mulos: 0, anext: 0 });
         assert!(out.contains(
             "  %__ferrite_sp1 = call ptr asm \"\", \"=a,0\"(ptr %tmp)\n  %0 = getelementptr inbounds nuw i8, ptr %__ferrite_sp1, i32 %i\n"
         ));
@@ -663,6 +780,68 @@ define void @g(ptr %x, i32 %i) {
         // The C convention passes the pointer on the stack and pops it consistently: untouched.
         assert!(out.contains("define void @c(ptr sret([4 x i8]) %r) {"));
         assert!(out.contains("call void @c(ptr sret([4 x i8]) %r)"));
+    }
+
+    #[test]
+    fn widens_8_and_16_bit_mulo() {
+        let ir = "define i8 @f(i8 %a, i8 %b) {\n\
+                  start:\n  %0 = tail call { i8, i1 } @llvm.umul.with.overflow.i8(i8 %a, i8 %b)\n\
+                  \x20 %1 = extractvalue { i8, i1 } %0, 1\n  ret i8 0\n}\n\
+                  define i16 @g(i16 %x) {\n\
+                  \x20 %r = call { i16, i1 } @llvm.smul.with.overflow.i16(i16 noundef %x, i16 -3) #4, !dbg !7\n\
+                  \x20 ret i16 0\n}\n\
+                  declare { i8, i1 } @llvm.umul.with.overflow.i8(i8, i8) #1\n\
+                  declare { i16, i1 } @llvm.smul.with.overflow.i16(i16, i16) #1\n";
+        let (out, n) = widen_mulo(ir).unwrap();
+        assert_eq!(n, 2);
+        let want_f = "start:\n\
+                      \x20 %__ferrite_mulo1.a = zext i8 %a to i32\n\
+                      \x20 %__ferrite_mulo1.b = zext i8 %b to i32\n\
+                      \x20 %__ferrite_mulo1.p = mul i32 %__ferrite_mulo1.a, %__ferrite_mulo1.b\n\
+                      \x20 %__ferrite_mulo1.v = trunc i32 %__ferrite_mulo1.p to i8\n\
+                      \x20 %__ferrite_mulo1.w = zext i8 %__ferrite_mulo1.v to i32\n\
+                      \x20 %__ferrite_mulo1.o = icmp ne i32 %__ferrite_mulo1.w, %__ferrite_mulo1.p\n\
+                      \x20 %__ferrite_mulo1.s = insertvalue { i8, i1 } poison, i8 %__ferrite_mulo1.v, 0\n\
+                      \x20 %0 = insertvalue { i8, i1 } %__ferrite_mulo1.s, i1 %__ferrite_mulo1.o, 1\n\
+                      \x20 %1 = extractvalue { i8, i1 } %0, 1\n";
+        assert!(out.contains(want_f), "{out}");
+        let want_g = "  %__ferrite_mulo2.a = sext i16 %x to i32\n\
+                      \x20 %__ferrite_mulo2.b = sext i16 -3 to i32\n\
+                      \x20 %__ferrite_mulo2.p = mul i32 %__ferrite_mulo2.a, %__ferrite_mulo2.b\n\
+                      \x20 %__ferrite_mulo2.v = trunc i32 %__ferrite_mulo2.p to i16\n\
+                      \x20 %__ferrite_mulo2.w = sext i16 %__ferrite_mulo2.v to i32\n\
+                      \x20 %__ferrite_mulo2.o = icmp ne i32 %__ferrite_mulo2.w, %__ferrite_mulo2.p\n\
+                      \x20 %__ferrite_mulo2.s = insertvalue { i16, i1 } poison, i16 %__ferrite_mulo2.v, 0\n\
+                      \x20 %r = insertvalue { i16, i1 } %__ferrite_mulo2.s, i1 %__ferrite_mulo2.o, 1\n\
+                      \x20 ret i16 0\n";
+        assert!(out.contains(want_g), "{out}");
+        assert!(!out.contains("call { i8, i1 }") && !out.contains("call { i16, i1 }"));
+        // The declarations stay (unused declarations are harmless).
+        assert!(out.contains("declare { i8, i1 } @llvm.umul.with.overflow.i8(i8, i8) #1\n"));
+        // launder_ir runs it and counts it.
+        let (_, stats) = launder_ir(ir).unwrap();
+        assert_eq!(stats.mulos, 2);
+    }
+
+    #[test]
+    fn mulo_fresh_names_avoid_existing_ones() {
+        let ir = "  %__ferrite_mulo1.a = add i8 1, 2\n  %0 = tail call { i8, i1 } @llvm.smul.with.overflow.i8(i8 %a, i8 %b)\n";
+        let (out, n) = widen_mulo(ir).unwrap();
+        assert_eq!(n, 1);
+        assert!(out.contains("  %__ferrite_mulo2.a = sext i8 %a to i32\n"), "{out}");
+        assert_eq!(out.matches("%__ferrite_mulo1.").count(), 1);
+    }
+
+    #[test]
+    fn leaves_i32_mulo_and_other_shapes_alone() {
+        let ir = "  %0 = tail call { i32, i1 } @llvm.umul.with.overflow.i32(i32 %a, i32 %b)\n\
+                  \x20 %1 = tail call { i32, i1 } @llvm.smul.with.overflow.i32(i32 %a, i32 %b)\n\
+                  \x20 %2 = tail call { i64, i1 } @llvm.umul.with.overflow.i64(i64 %a, i64 %b)\n\
+                  \x20 %3 = tail call { i16, i1 } @llvm.uadd.with.overflow.i16(i16 %a, i16 %b)\n\
+                  declare { i8, i1 } @llvm.umul.with.overflow.i8(i8, i8) #1\n";
+        let (out, n) = widen_mulo(ir).unwrap();
+        assert_eq!(n, 0);
+        assert_eq!(out, ir);
     }
 
     #[test]
