@@ -22,7 +22,6 @@ use crate::memory_manager::ZoneId;
 use crate::traps::TrapCall;
 
 /// `IOParam` offsets (§3.3).
-const IO_TRAP: u32 = 6;
 const IO_COMPLETION: u32 = 12;
 const IO_RESULT: u32 = 16;
 const IO_VREFNUM: u32 = 22;
@@ -129,7 +128,6 @@ pub fn read_through_driver(
     m.write_u32(pb + IO_REQCOUNT, len);
     m.write_u16(pb + IO_POSMODE, 1);
     m.write_u32(pb + IO_POSOFFSET, offset);
-    let _ = IO_TRAP;
     m.call_address(stub, &[pb])?;
     let result = m.read_u16(pb + IO_RESULT) as i16;
     if result != 0 {

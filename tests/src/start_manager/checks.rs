@@ -5,7 +5,7 @@
 //! it off or on and see what a driver or formatter depends on.
 
 use ferrite_shared::partition_map::{
-    DDM_SIGNATURE, DriverDescriptorMap, OLD_PM_SIGNATURE, PM_SIGNATURE, PartitionEntry,
+    DDM_SIGNATURE, DriverDescriptorMap, PM_SIGNATURE, PartitionEntry,
     boot_checksum,
 };
 
@@ -168,8 +168,8 @@ pub fn examine_disk(
     };
     let sig = be16(&b1);
     if sig != PM_SIGNATURE {
-        // 'TS' maps: UNCONFIRMED behaviour (driver called without checks); not modelled.
-        let _ = OLD_PM_SIGNATURE;
+        // 'TS' maps (old format): UNCONFIRMED behaviour (driver called without checks); not
+        // modelled, reported as no map.
         return skip(SkipReason::NoPartitionMap { sig });
     }
     let first = PartitionEntry::read(&b1).expect("a block holds an entry");
