@@ -40,7 +40,8 @@ ferrite_settings:
         .long   0x00000001              | +8 flags: bit 0 = enable the drive's write cache
         .word   0                       | +12 read-ahead blocks (0 = leave the drive's setting)
         .word   0                       | +14 reserved
-        .long   0, 0, 0, 0              | +16..31 reserved
+        .long   0, 0, 0                 | +16..27 reserved
+        .byte   0, 1, 0, 0              | +28 driver version: major, minor, patch, 0 (= Cargo.toml)
         .size   ferrite_settings, 32
 
         .globl  ferrite_drvr_header

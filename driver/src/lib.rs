@@ -33,3 +33,18 @@ mod mac;
 fn panic(_: &::core::panic::PanicInfo) -> ! {
     mac::panic()
 }
+
+#[cfg(test)]
+mod version_tests {
+    extern crate std;
+    use std::vec::Vec;
+    /// The version bytes in the blob head (`entry.S`, settings +28) are the crate's version.
+    #[test]
+    fn blob_head_carries_the_crate_version() {
+        let src = include_str!("entry.S");
+        let line = src.lines().find(|l| l.contains("+28 driver version")).expect("the version line in entry.S");
+        let bytes: Vec<u8> = line.split('|').next().unwrap().trim().trim_start_matches(".byte").split(',').map(|b| b.trim().parse().unwrap()).collect();
+        let want: Vec<u8> = env!("CARGO_PKG_VERSION").split('.').map(|p| p.parse().unwrap()).chain([0]).collect();
+        assert_eq!(bytes, want);
+    }
+}

@@ -44,7 +44,26 @@ pub enum Kind {
     /// its relocation table, with the table's offset written at
     /// `ferrite_shared::driver_blob::RELOC_OFFSET_FIELD` (see `driver/src/entry.S`).
     DriverBlob { exports: &'static [&'static str] },
+    /// A classic Mac application (`rsrc::app`): the flat image (for tests), the resource fork
+    /// `NAME.rsrc` (CODE 0/1 from the image + the resources compiled from `resources`) and the
+    /// MacBinary II file `<file_stem>.bin` of the application `file_name`.
+    Application {
+        /// The export control goes to (it must end with `_ExitToShell`).
+        entry: &'static str,
+        /// The resource source (workspace-relative), in `rsrc::compile`'s format.
+        resources: &'static str,
+        /// The Finder name of the application.
+        file_name: &'static str,
+        /// The MacBinary file's name without `.bin`.
+        file_stem: &'static str,
+        /// Creator code (the `BNDL` signature).
+        creator: [u8; 4],
+    },
 }
+
+/// Creation and modification date of the applications the build writes (2026-01-01 00:00,
+/// seconds since 1904-01-01), so that their MacBinary files are reproducible.
+pub const APP_DATE: u32 = 3_850_070_400;
 
 /// Largest driver blob the build accepts: the 32-block slot Apple-style formatters reserve.
 pub const DRIVER_BLOB_MAX: usize = 32 * 512;
@@ -96,6 +115,20 @@ pub const ARTIFACTS: &[Artifact] = &[
         source: Source::Asm { file: "retro68-build/stub/relocate.S" },
         kind: Kind::Flat { exports: &["ferrite_relocate"] },
         extra_asm: &[],
+        shipped: true,
+        rustflags: &[],
+    },
+    Artifact {
+        name: "ferrite-setup",
+        source: Source::Crate { package: "ferrite-setup", features: &[], opt_level: "s" },
+        kind: Kind::Application {
+            entry: "main",
+            resources: "setup/resources.rdef",
+            file_name: "Ferrite Setup",
+            file_stem: "FerriteSetup",
+            creator: *b"FRRT",
+        },
+        extra_asm: &["macrt/src/glue.S"],
         shipped: true,
         rustflags: &[],
     },
@@ -334,6 +367,11 @@ pub fn link(a: &Artifact, lib: &Path, extra: &[PathBuf], opts: &Options) -> Resu
                 cmd.arg(format!("--require-defined={e}"));
             }
         }
+        Kind::Application { entry, .. } => {
+            cmd.arg("-T").arg(opts.root.join("retro68-build/link/flat.ld"));
+            cmd.arg("-e").arg("0");
+            cmd.arg(format!("--require-defined={entry}"));
+        }
         Kind::LinuxElf => {
             cmd.arg("-T").arg(opts.root.join("retro68-build/link/linux.ld"));
             cmd.arg("--require-defined=_start");
@@ -563,6 +601,27 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             std::fs::write(&path, &blob)?;
             (path, blob.len() as u64, linked.abs32.len() as u32, flat.relocs.len() as u32)
         }
+        Kind::Application { entry, resources, file_name, file_stem, creator } => {
+            let flat = linked.to_flat(&[entry], 68000)?;
+            let bytes = flat.to_bytes();
+            std::fs::write(out_dir.join(format!("{}.flat", a.name)), &bytes)?;
+            let src_path = opts.root.join(resources);
+            let src = std::fs::read_to_string(&src_path).with_context(|| format!("reading {}", src_path.display()))?;
+            let res = crate::rsrc::compile(&src).map_err(|e| anyhow::anyhow!("{}: {e}", src_path.display()))?;
+            let fork = crate::rsrc::app::application_fork(&flat, entry, &res)?;
+            std::fs::write(out_dir.join(format!("{}.rsrc", a.name)), fork.to_bytes()?)?;
+            // Fixed dates keep the file reproducible: 2026-01-01 00:00 (Mac epoch 1904).
+            let file = crate::rsrc::app::AppFile {
+                name: file_name.as_bytes().to_vec(),
+                creator,
+                created: APP_DATE,
+                modified: APP_DATE,
+            };
+            let mb = crate::rsrc::app::macbinary(&file, &fork)?;
+            let path = out_dir.join(format!("{file_stem}.bin"));
+            std::fs::write(&path, &mb)?;
+            (path, mb.len() as u64, linked.abs32.len() as u32, flat.relocs.len() as u32)
+        }
         Kind::LinuxElf => {
             let elf_bytes = if repair.as_ref().is_some_and(|(r, r68)| r.growth > 0 || r68.growth > 0) {
                 let entry = linked.symbol("_start").context("no _start")?;
@@ -637,6 +696,7 @@ pub fn size_table(built: &[Built]) -> String {
             Kind::Flat { .. } => "flat",
             Kind::LinuxElf => "linux elf",
             Kind::DriverBlob { .. } => "driver blob",
+            Kind::Application { .. } => "application",
         };
         let _ = writeln!(
             s,

@@ -18,6 +18,19 @@ pub const SETTINGS_LEN: usize = 32;
 /// The DRVR header.
 pub const DRVR_HEADER_OFFSET: usize = 48;
 
+/// The driver's version in the settings block: major, minor, patch, 0 (all zero in blobs
+/// built before the field existed).
+pub const DRIVER_VERSION_OFFSET: usize = SETTINGS_OFFSET + 28;
+
+/// The version of a Ferrite driver blob (`None` when `blob` is not one, or predates the field).
+pub fn driver_version(blob: &[u8]) -> Option<[u8; 3]> {
+    if blob.get(MAGIC_OFFSET..MAGIC_OFFSET + 4)? != MAGIC {
+        return None;
+    }
+    let v = blob.get(DRIVER_VERSION_OFFSET..DRIVER_VERSION_OFFSET + 3)?;
+    (v != [0, 0, 0]).then(|| [v[0], v[1], v[2]])
+}
+
 /// Settings block magic "FSET".
 pub const SETTINGS_MAGIC: [u8; 4] = *b"FSET";
 /// Settings block version this code reads and writes.

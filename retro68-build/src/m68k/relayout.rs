@@ -18,9 +18,12 @@
 //! it is executed before `M`:
 //!
 //! * `M ; Bcc T`  →  `Bcc T' ; M` and, after the function, `T': M ; bra T`;
+//!   when other code also jumps to the `Bcc` (`cmp ; bne L ; M ; L: Bcc T`), it stays
+//!   for them: `Bcc T' ; M ; bra N ; L: Bcc T ; N:`;
 //! * `M ; DBcc Dn,T` → the same, if `M` does not mention `Dn`;
 //! * `M ; Scc <ea>` → `Scc <ea> ; M`, if the two share no register and not
-//!   both access memory.
+//!   both access memory; otherwise (or when other code jumps to the `Scc`)
+//!   `Bcc L ; M ; SF <ea> ; bra N ; L: M ; ST <ea> ; N:` (ST/SF read no flags).
 //!
 //! On both paths `M` still runs last, so registers, memory and the flags
 //! afterwards are as before; only the branch decision uses the producer's
@@ -883,6 +886,12 @@ fn repair_pass(
     // Trampolines by insertion offset.
     let mut tramps: BTreeMap<u32, Vec<Piece>> = BTreeMap::new();
     let mut next_label = 0u32;
+    // Addresses something jumps to: a consumer there must stay for the other paths.
+    let targets: BTreeSet<u32> = insns
+        .iter()
+        .flat_map(|i| i.flow.target.into_iter().chain(i.flow.abs_target))
+        .chain(functions.iter().map(|f| f.addr))
+        .collect();
 
     for (m_addr, c_addr) in hazards(code, base, functions) {
         let mut skip = |why: String| {
@@ -991,6 +1000,17 @@ fn repair_pass(
                 }
                 next_label += 1;
                 with.extend(insns[mi..ci].iter().map(|i| Piece::Insn(i.addr)));
+                if targets.contains(&c_addr) {
+                    // `cmp ; bne L ; M ; L: bcc T`: the paths that jump to L must still find
+                    // the conditional there, without M; the fall-through path, which has
+                    // decided already, jumps over it.
+                    if matches!(c.kind, Kind::DBcc(_)) {
+                        skip("a DBcc that is also a branch target".into());
+                        continue;
+                    }
+                    with.push(Piece::Branch { cond: 0, target: Target::Old(c.end()) });
+                    with.push(Piece::Insn(c_addr));
+                }
                 edits.push(Edit { with, ..whole });
                 let t = tramps.entry(tramp_at()).or_default();
                 t.push(Piece::Label(label));
@@ -1000,20 +1020,46 @@ fn repair_pass(
                     target: Target::Old(target),
                 });
             }
-            Kind::Scc(_) => {
+            Kind::Scc(cond) => {
                 let (mr, sr) = (regs(operands(&m.text)), regs(operands(&c.text)));
-                if let Some(r) = mr.intersection(&sr).next() {
-                    skip(format!("`{}` and `{}` share %{r}", m.text, c.text));
-                    continue;
+                let shared = mr.intersection(&sr).next().is_some();
+                let both_memory = m.text.contains('(') && c.text.contains('(');
+                if !shared && !both_memory && !targets.contains(&c_addr) {
+                    edits.push(Edit {
+                        with: vec![Piece::Insn(c_addr), Piece::Insn(m_addr)],
+                        ..whole
+                    });
+                } else {
+                    // `M ; Scc ea` where the two cannot swap (M reads what Scc writes) or
+                    // other code jumps to the Scc: decide on the producer's flags, then run
+                    // M and set the byte with ST/SF (which read no flags):
+                    // `Bcc L ; M ; SF ea ; bra N ; L: M ; ST ea ; N:` (+ the kept `Scc`
+                    // for the other paths, jumped over).
+                    if c.text.contains("%pc") || c.words.len() > 2 {
+                        skip(format!("`{}`: only register and (d16,An) forms are rewritten", c.text));
+                        continue;
+                    }
+                    let with_cond = |cc: u16| -> Vec<u8> {
+                        let mut w = c.words.clone();
+                        w[0] = (w[0] & !0x0F00) | (cc << 8);
+                        w.iter().flat_map(|x| x.to_be_bytes()).collect()
+                    };
+                    let (taken, done) = (next_label, next_label + 1);
+                    next_label += 2;
+                    let mut with = vec![Piece::Branch { cond: cond.bits(), target: Target::Label(taken) }];
+                    with.extend(insns[mi..ci].iter().map(|i| Piece::Insn(i.addr)));
+                    with.push(Piece::Bytes(with_cond(1)));
+                    with.push(Piece::Branch { cond: 0, target: Target::Label(done) });
+                    with.push(Piece::Label(taken));
+                    with.extend(insns[mi..ci].iter().map(|i| Piece::Copy(i.addr)));
+                    with.push(Piece::Bytes(with_cond(0)));
+                    if targets.contains(&c_addr) {
+                        with.push(Piece::Branch { cond: 0, target: Target::Label(done) });
+                        with.push(Piece::Insn(c_addr));
+                    }
+                    with.push(Piece::Label(done));
+                    edits.push(Edit { with, ..whole });
                 }
-                if m.text.contains('(') && c.text.contains('(') {
-                    skip(format!("`{}` and `{}` both access memory", m.text, c.text));
-                    continue;
-                }
-                edits.push(Edit {
-                    with: vec![Piece::Insn(c_addr), Piece::Insn(m_addr)],
-                    ..whole
-                });
             }
             _ => {
                 skip(format!("`{}` is not a Bcc, DBcc or Scc", c.text));

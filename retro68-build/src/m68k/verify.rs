@@ -380,7 +380,12 @@ fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, u32, String, String
         if writer.flags.class != FlagClass::Copy {
             continue;
         }
-        let producer = unconsumed_producer(insns, &leaders, w, reads);
+        let producer = match unconsumed_producer(insns, &leaders, w, reads) {
+            // Past a branch on the same flags, a load (`cmp ; beq ; move.l (%a0),%d0 ; bne`)
+            // is a deliberate test-by-move; a register copy or constant is LLVM's hazard.
+            Some((_, true)) if loads_memory(writer) => None,
+            p => p.map(|(k, _)| k),
+        };
         let copy = format!("`{}` at {:#x}", writer.text, writer.addr);
         let cond_name = cond.name();
         if reads.intersects(Ccr::C | Ccr::V) {
@@ -414,11 +419,17 @@ fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, u32, String, String
     out
 }
 
-/// Index of the last instruction before `i` in the same basic block that
-/// writes any bit of `bits`.
+/// Index of the last instruction before `i` that writes any bit of `bits`, on the
+/// fall-through path into `i`: within `i`'s basic block, and also when `i` itself starts a
+/// block (a branch target) that its predecessor falls into. (`cmp ; bne L ; move ; L: bne`:
+/// on the fall-through path the second `bne` reads the `move`'s flags.)
 fn last_writer(insns: &[Insn], leaders: &BTreeSet<u32>, i: usize, bits: Ccr) -> Option<usize> {
     let mut j = i;
-    while j > 0 && !leaders.contains(&insns[j].addr) {
+    while j > 0 && (j == i || !leaders.contains(&insns[j].addr)) {
+        let prev = &insns[j - 1];
+        if j == i && (!prev.flow.falls_through || prev.end() != insns[i].addr) {
+            return None;
+        }
         j -= 1;
         if insns[j].flags.writes.intersects(bits) {
             return Some(j);
@@ -428,26 +439,48 @@ fn last_writer(insns: &[Insn], leaders: &BTreeSet<u32>, i: usize, bits: Ccr) -> 
 }
 
 /// Looks back from the copy at `w` for an arithmetic flag producer (writing
-/// any of `bits`) whose flags nothing consumed; stops at the block start, at
-/// calls and traps, and at flag consumers.
+/// any of `bits`) whose flags are still wanted: nothing consumed them, or only
+/// conditional branches on the same bits did (`cmp ; bne X ; move ; bne Y` reads
+/// the `cmp`'s flags twice). Stops at the block start, at calls and traps, and at other
+/// flag consumers.
 fn unconsumed_producer(
     insns: &[Insn],
     leaders: &BTreeSet<u32>,
     w: usize,
     bits: Ccr,
-) -> Option<usize> {
+) -> Option<(usize, bool)> {
     let mut k = w;
+    let mut passed_branch = false;
     while k > 0 && !leaders.contains(&insns[k].addr) {
         k -= 1;
         let p = &insns[k];
-        if p.flags.class == FlagClass::Unknown || p.flow.is_call || !p.reads.is_empty() {
+        // An earlier branch on the same flag bits means the producer's flags are wanted
+        // again; a branch on other bits (`subq ; bcs ; move ; beq`) ends the search.
+        let branch_on_flags = matches!(p.kind, Kind::Bcc(..)) && p.flags.writes.is_empty() && p.reads.intersects(bits);
+        if p.flags.class == FlagClass::Unknown || p.flow.is_call || (!p.reads.is_empty() && !branch_on_flags) {
             return None;
         }
+        passed_branch |= branch_on_flags;
         if p.flags.class == FlagClass::Arith && p.flags.writes.intersects(bits) {
-            return Some(k);
+            return Some((k, passed_branch));
         }
     }
     None
+}
+
+/// Whether a copy's source operand is in memory (`move.l (%a0),%d0`, `move.w 4(%a1),%d2`).
+fn loads_memory(insn: &Insn) -> bool {
+    let ops = insn.text.split_once(' ').map(|(_, o)| o.trim()).unwrap_or("");
+    let mut depth = 0;
+    for (i, c) in ops.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => return ops[..i].contains('('),
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(test)]

@@ -1,0 +1,123 @@
+//! Ferrite Setup (`target/m68k/FerriteSetup.bin`, built by `cargo xtask build`) launched in
+//! the emulated Mac the way the Finder would, on the 68000 and the 68040, with two disks of
+//! different vendors and sizes on SCSI IDs 0 and 3, under SCSI Manager 4.3 and under the
+//! original SCSI Manager: the window lists exactly those two, About and Quit work, and the
+//! application leaves with intact heaps.
+
+use std::path::PathBuf;
+
+use ferrite_emu::scsi::{DiskConfig, DiskTarget};
+use ferrite_emu::scsi_manager::{self, ScsiCall, ScsiManagerConfig};
+use ferrite_emu::test_disk::TestDisk;
+use ferrite_emu::toolbox::{AlertKind, Input, Launch, Seen};
+use ferrite_emu::{CpuModel, Machine};
+use ferrite_formatter::macbinary;
+
+const CPUS: [CpuModel; 2] = [CpuModel::M68000, CpuModel::M68040];
+const NEEDS: &str = "needs the m68k build: run `cargo xtask test`";
+
+fn m68k_file(name: &str) -> Vec<u8> {
+    let dir = std::env::var_os("FERRITE_M68K_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/m68k"));
+    let path = dir.join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; {NEEDS}", path.display()))
+}
+
+/// The application's resource fork, from the MacBinary file the build ships.
+fn setup_fork() -> Vec<u8> {
+    let mb = macbinary::parse(&m68k_file("FerriteSetup.bin")).expect("FerriteSetup.bin is MacBinary");
+    assert_eq!(mb.file_type, *b"APPL");
+    assert_eq!(mb.creator, *b"FRRT");
+    assert_eq!(mb.name, b"Ferrite Setup");
+    mb.rsrc
+}
+
+/// ID 0: a 40 MB Quantum with a Ferrite-formatted map; ID 3: a blank 1 GB IBM disk.
+fn machine(cpu: CpuModel, v43: bool) -> Machine {
+    let mut m = Machine::new(cpu);
+    m.install_mac_os();
+    scsi_manager::install(&mut m, ScsiManagerConfig { v43_present: v43, ..Default::default() });
+    let mut disk = TestDisk::new(m68k_file("ferrite-driver.bin"));
+    disk.total_blocks = 81_920;
+    let (image, _) = disk.build();
+    let cfg = DiskConfig { vendor: "QUANTUM".into(), product: "LPS40S".into(), revision: "0230".into(), ..DiskConfig::default() };
+    let mut quantum = DiskTarget::in_memory(81_920, cfg).unwrap();
+    quantum.write_store(0, &image).unwrap();
+    scsi_manager::bus(&mut m).attach(0, Box::new(quantum));
+    let cfg = DiskConfig { vendor: "IBM".into(), product: "DORS-31080".into(), revision: "WA6A".into(), ..DiskConfig::default() };
+    scsi_manager::bus(&mut m).attach(3, Box::new(DiskTarget::in_memory(2_118_144, cfg).unwrap()));
+    m
+}
+
+fn driver_version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+fn expected_rows(via: &str) -> Vec<String> {
+    vec![
+        format!("SCSI bus, through the {via}"),
+        "ID 0  disk  QUANTUM LPS40S 0230".into(),
+        format!("      40.0 MB, 81920 blocks of 512; Apple partition map, 4 entries (1 HFS); Ferrite {} driver", driver_version()),
+        "ID 1  no device".into(),
+        "ID 2  no device".into(),
+        "ID 3  disk  IBM DORS-31080 WA6A".into(),
+        "      1.0 GB, 2118144 blocks of 512; no partition map".into(),
+        "ID 4  no device".into(),
+        "ID 5  no device".into(),
+        "ID 6  no device".into(),
+    ]
+}
+
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
+    let fork = setup_fork();
+    for cpu in CPUS {
+        for v43 in [true, false] {
+            let via = if v43 { "SCSI Manager 4.3" } else { "original SCSI Manager" };
+            let mut m = machine(cpu, v43);
+            let script = vec![
+                Input::Menu { menu: "Apple".into(), item: "About Ferrite Setup…".into() },
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ];
+            let run = m
+                .launch_application(&Launch { name: b"Ferrite Setup".to_vec(), fork: fork.clone(), script })
+                .unwrap_or_else(|e| panic!("{cpu} {via}: {e}"));
+            let s = &run.screen;
+            let ctx = format!("{cpu} {via}:\n{}", s.transcript());
+            assert_eq!(s.seen.first(), Some(&Seen::MenuBar(vec!["Apple".into(), "File".into(), "Edit".into()])), "{ctx}");
+            assert_eq!(s.window_titles(), ["SCSI Bus"], "{ctx}");
+            assert_eq!(s.strings_drawn(), expected_rows(via), "{ctx}");
+            assert_eq!(
+                s.alerts(),
+                [&Seen::Alert {
+                    kind: AlertKind::Note,
+                    id: 128,
+                    texts: vec![format!(
+                        "Ferrite Setup {}, a free SCSI disk formatter and driver for 68k Macs. Scanning through the {via}.",
+                        env!("CARGO_PKG_VERSION")
+                    )],
+                    buttons: vec!["OK".into()],
+                    hit: 1
+                }],
+                "{ctx}"
+            );
+            assert_eq!(s.seen[s.seen.len() - 2], Seen::WindowClosed { title: "SCSI Bus".into() }, "{ctx}");
+            assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
+            assert!(run.unused_input.is_empty(), "{ctx}");
+            m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+            // The scan went through the manager it found, and never touched ID 7.
+            let calls = scsi_manager::calls(&mut m);
+            if v43 {
+                assert!(calls.iter().any(|c| matches!(c, ScsiCall::Action { function: 1, .. })), "{cpu}: no SCSIExecIO");
+                assert!(!calls.iter().any(|c| matches!(c, ScsiCall::Old { .. })), "{cpu}: old calls with 4.3 present");
+                assert!(!calls.iter().any(|c| matches!(c, ScsiCall::Action { device, .. } if (device >> 8) & 0xFF == 7)));
+            } else {
+                assert!(calls.iter().any(|c| matches!(c, ScsiCall::Old { name: "SCSISelect", .. })), "{cpu}: no SCSISelect");
+            }
+            println!("{cpu} {via}: {} instructions", run.instructions);
+        }
+    }
+}
