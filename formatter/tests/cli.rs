@@ -1899,3 +1899,134 @@ fn measure_init_2g_against_parted_and_hformat() {
     );
     assert!(volume_clean(&s.path("f.hda"), 0));
 }
+
+/// machfs reads a bare volume image (argv 1) and writes Ferrite Setup's data and resource
+/// forks to argv 2 and 3; prints type, creator and Finder flags.
+const MACHFS_FERRITE_SETUP: &str = r#"
+import sys, machfs
+v = machfs.Volume()
+v.read(open(sys.argv[1], 'rb').read())
+f = v['Ferrite Setup']
+open(sys.argv[2], 'wb').write(f.data)
+open(sys.argv[3], 'wb').write(f.rsrc)
+print(f.type.decode('mac_roman'), f.creator.decode('mac_roman'), f.flags)
+"#;
+
+#[test]
+#[ignore = "needs hfsutils, macutils and machfs: run `cargo xtask test`"]
+fn hfsutils_macutils_and_machfs_read_ferrite_setup() {
+    let s = Scratch::new("oracle-setup");
+    let app = s.setup_app();
+    let drv = s.fake_ferrite(9000, true);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "24M",
+            "--volume",
+            "First:8M",
+            "--volume",
+            "Second",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
+    let want = test_app();
+    let disk = s.p("d.hda");
+    let mut img = ImageFile::open(&s.path("d.hda")).unwrap();
+    let parts: Vec<_> = read_map(&mut img)
+        .unwrap()
+        .hfs_partitions()
+        .cloned()
+        .collect();
+    drop(img);
+    assert_eq!(parts.len(), 2);
+    for (n, p) in parts.iter().enumerate() {
+        // hfsutils: listed with its type, creator and fork sizes; copied out as MacBinary.
+        let mounted = s.tool("hmount", &[&disk, &(n + 1).to_string()]);
+        assert!(
+            mounted.contains(&format!("Volume name is \"{}\"", p.name)),
+            "{mounted}"
+        );
+        let ls = s.tool("hls", &["-l"]);
+        let line = ls
+            .lines()
+            .find(|l| l.ends_with(" Ferrite Setup"))
+            .unwrap_or_else(|| panic!("hls -l does not list Ferrite Setup:\n{ls}"));
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            cols[..4],
+            [
+                "f",
+                "APPL/FRRT",
+                &want.rsrc.len().to_string(),
+                &want.data.len().to_string()
+            ],
+            "{line}"
+        );
+        let out = format!("out{n}.bin");
+        s.tool("hcopy", &["-m", ":Ferrite Setup", &out]);
+        s.tool("humount", &[]);
+        let mb = macbinary::parse(&std::fs::read(s.path(&out)).unwrap()).unwrap();
+        assert_eq!(mb.name, b"Ferrite Setup");
+        assert_eq!((&mb.file_type, &mb.creator), (b"APPL", b"FRRT"));
+        assert_eq!(
+            mb.finder_flags & 0xFF00,
+            HAS_BUNDLE,
+            "hasBundle, not inited"
+        );
+        assert_eq!((mb.created, mb.modified), (want.created, want.modified));
+
+        // macutils: macunpack splits hcopy's MacBinary into the same two forks.
+        let dir = s.path(&format!("unpacked{n}"));
+        std::fs::create_dir(&dir).unwrap();
+        let o = s.run_in(&dir, "macunpack", &["-3", &s.p(&out)]);
+        assert!(
+            o.status.success(),
+            "macunpack: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let fork = |ext: &str| {
+            let f = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.extension().is_some_and(|e| e == ext))
+                .unwrap_or_else(|| panic!("macunpack wrote no .{ext} file"));
+            std::fs::read(f).unwrap()
+        };
+        assert!(fork("data") == want.data, "macunpack's data fork differs");
+        assert!(
+            fork("rsrc") == want.rsrc,
+            "macunpack's resource fork differs"
+        );
+
+        // machfs: reads the volume (cut out of the disk) and finds the same forks.
+        let mut img = ImageFile::open(&s.path("d.hda")).unwrap();
+        let mut vol = vec![0u8; p.blocks as usize * 512];
+        img.read_blocks(p.start as u64, &mut vol).unwrap();
+        let vol_path = s.path(&format!("vol{n}.img"));
+        std::fs::write(&vol_path, vol).unwrap();
+        let (d, r) = (s.p(&format!("m{n}.data")), s.p(&format!("m{n}.rsrc")));
+        let printed = s.tool(
+            "python3",
+            &[
+                "-c",
+                MACHFS_FERRITE_SETUP,
+                vol_path.to_str().unwrap(),
+                &d,
+                &r,
+            ],
+        );
+        assert_eq!(printed.trim(), format!("APPL FRRT {HAS_BUNDLE}"));
+        assert!(std::fs::read(&d).unwrap() == want.data, "machfs: data fork");
+        assert!(
+            std::fs::read(&r).unwrap() == want.rsrc,
+            "machfs: resource fork"
+        );
+    }
+    assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
+}
