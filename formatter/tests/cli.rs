@@ -1,9 +1,11 @@
 //! The `ferrite` command, run as a user runs it (`CARGO_BIN_EXE_ferrite`).
 //!
-//! Most tests install a stand-in driver (`--driver FILE`) so that they run on a fresh clone;
-//! the tests that boot the disks in the emulated Mac need the real driver embedded in the
-//! binary (`cargo xtask test` builds it first) and are `#[ignore]`d in a plain `cargo test`,
-//! as are the oracle tests (parted, hfsutils).
+//! Most tests install a stand-in driver (`--driver FILE`) and, where they make a complete
+//! disk, a stand-in Ferrite Setup (`--setup-app FILE`, [`test_app`]; the others pass
+//! `--no-setup-app`) so that they run on a fresh clone; the tests that boot the disks in the
+//! emulated Mac need the real driver embedded in the binary (`cargo xtask test` builds it
+//! first) and are `#[ignore]`d in a plain `cargo test`, as are the oracle tests (parted,
+//! hfsutils, macutils, machfs).
 
 use ferrite_formatter::apm::{HfsPartitionSpec, Layout, PartSize, read_map, write_map};
 use ferrite_formatter::hfs::{
