@@ -1,13 +1,15 @@
 //! The `ferrite` command, run as a user runs it (`CARGO_BIN_EXE_ferrite`).
 //!
-//! Most tests install a stand-in driver (`--driver FILE`) so that they run on a fresh clone;
-//! the tests that boot the disks in the emulated Mac need the real driver embedded in the
-//! binary (`cargo xtask test` builds it first) and are `#[ignore]`d in a plain `cargo test`,
-//! as are the oracle tests (parted, hfsutils).
+//! Most tests install a stand-in driver (`--driver FILE`) and, where they make a complete
+//! disk, a stand-in Ferrite Setup (`--setup-app FILE`, [`test_app`]; the others pass
+//! `--no-setup-app`) so that they run on a fresh clone; the tests that boot the disks in the
+//! emulated Mac need the real driver embedded in the binary (`cargo xtask test` builds it
+//! first) and are `#[ignore]`d in a plain `cargo test`, as are the oracle tests (parted,
+//! hfsutils, macutils, machfs).
 
 use ferrite_formatter::apm::{HfsPartitionSpec, Layout, PartSize, read_map, write_map};
 use ferrite_formatter::hfs::{
-    EntryKind, Fork, FormatOptions, NewFile, Volume, check_volume, format_volume,
+    DirEntry, EntryKind, Fork, FormatOptions, NewFile, Volume, check_volume, format_volume,
 };
 use ferrite_formatter::image::ImageFile;
 use ferrite_formatter::{BlockDevice, Region, macbinary};
@@ -44,6 +46,12 @@ impl Scratch {
         assert_eq!(Settings::read(&b).unwrap().write_cache, write_cache);
         let path = self.path(&format!("ferrite-{len}.drvr"));
         std::fs::write(&path, b).unwrap();
+        path.to_str().unwrap().into()
+    }
+    /// A stand-in Ferrite Setup ([`test_app`]) as MacBinary II; returns its path.
+    fn setup_app(&self) -> String {
+        let path = self.path("Test Setup.bin");
+        std::fs::write(&path, macbinary::encode(&test_app())).unwrap();
         path.to_str().unwrap().into()
     }
     /// Another vendor's driver: no Ferrite header.
@@ -113,6 +121,129 @@ fn fails(s: &Scratch, args: &[&str]) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(!err.trim().is_empty(), "no error message");
     err
+}
+
+/// A resource fork holding `res` (type, ID, data), laid out as mac-app-hfs-facts §1 says:
+/// header, data at 256 (a length word before each resource), then the map (type list at
+/// map + 28, one reference list per type, an empty name list).
+fn resource_fork(res: &[(&[u8; 4], i16, &[u8])]) -> Vec<u8> {
+    let mut types: Vec<[u8; 4]> = Vec::new();
+    for (t, _, _) in res {
+        if !types.contains(t) {
+            types.push(**t);
+        }
+    }
+    let mut data = Vec::new();
+    let mut at = Vec::new();
+    for (_, _, d) in res {
+        at.push(data.len() as u32);
+        data.extend_from_slice(&(d.len() as u32).to_be_bytes());
+        data.extend_from_slice(d);
+    }
+    let list_len = 2 + 8 * types.len();
+    let mut list = ((types.len() as u16).wrapping_sub(1))
+        .to_be_bytes()
+        .to_vec();
+    let mut refs = Vec::new();
+    for t in &types {
+        let mine: Vec<usize> = (0..res.len()).filter(|&i| res[i].0 == t).collect();
+        list.extend_from_slice(t);
+        list.extend_from_slice(&(mine.len() as u16 - 1).to_be_bytes());
+        list.extend_from_slice(&((list_len + refs.len()) as u16).to_be_bytes());
+        for i in mine {
+            refs.extend_from_slice(&res[i].1.to_be_bytes());
+            refs.extend_from_slice(&0xFFFFu16.to_be_bytes()); // no name
+            refs.extend_from_slice(&at[i].to_be_bytes()); // attributes 0, 24-bit offset
+            refs.extend_from_slice(&[0; 4]);
+        }
+    }
+    let mut map = vec![0u8; 28];
+    map[24..26].copy_from_slice(&28u16.to_be_bytes());
+    map[26..28].copy_from_slice(&((28 + list.len() + refs.len()) as u16).to_be_bytes());
+    map.extend_from_slice(&list);
+    map.extend_from_slice(&refs);
+    let mut fork = vec![0u8; 256];
+    fork[0..4].copy_from_slice(&256u32.to_be_bytes());
+    fork[4..8].copy_from_slice(&(256 + data.len() as u32).to_be_bytes());
+    fork[8..12].copy_from_slice(&(data.len() as u32).to_be_bytes());
+    fork[12..16].copy_from_slice(&(map.len() as u32).to_be_bytes());
+    fork.extend_from_slice(&data);
+    fork.extend_from_slice(&map);
+    fork
+}
+
+/// hasBundle and hasBeenInited (`fdFlags`).
+const HAS_BUNDLE: u16 = 0x2000;
+const HAS_BEEN_INITED: u16 = 0x0100;
+
+/// A stand-in for Ferrite Setup: an application by another name (`ferrite init` renames it),
+/// hasBeenInited set (init clears it), a small data fork and a resource fork with `CODE` 0
+/// and 1 (over several allocation blocks), the signature resource and a `STR#`.
+fn test_app() -> macbinary::MacFile {
+    let code1: Vec<u8> = (0..6000u32).map(|i| (i * 7 + 3) as u8).collect();
+    macbinary::MacFile {
+        name: b"Test Setup".to_vec(),
+        file_type: *b"APPL",
+        creator: *b"FRRT",
+        finder_flags: HAS_BUNDLE | HAS_BEEN_INITED,
+        created: 3_100_000_000,
+        modified: 3_100_000_500,
+        data: b"Ferrite Setup data fork".to_vec(),
+        rsrc: resource_fork(&[
+            (
+                b"CODE",
+                0,
+                &[0, 0, 0, 0x28, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0x20],
+            ),
+            (b"CODE", 1, &code1),
+            (b"FRRT", 0, b"\x0dFerrite Setup"),
+            (b"STR#", 128, b"\x00\x01\x05Hello"),
+        ]),
+        ..Default::default()
+    }
+}
+
+/// Everything about the file `name` in the root of HFS partition `n` (0-based) of `path`:
+/// (entry, data fork, resource fork).
+fn file_entry(path: &Path, n: usize, name: &[u8]) -> (DirEntry, Vec<u8>, Vec<u8>) {
+    let mut img = ImageFile::open(path).unwrap();
+    let map = read_map(&mut img).unwrap();
+    let p = map.hfs_partitions().nth(n).unwrap().clone();
+    let mut v =
+        Volume::open(Region::new(&mut img, p.start as u64, p.blocks as u64).unwrap()).unwrap();
+    let e = v
+        .lookup_path(&[name])
+        .unwrap_or_else(|err| panic!("volume {n}: {err}"));
+    let data = v.read_fork(&e, Fork::Data).unwrap();
+    let rsrc = v.read_fork(&e, Fork::Resource).unwrap();
+    (e, data, rsrc)
+}
+
+/// Ferrite Setup is in the root folder of HFS partition `n` with `app`'s forks, type, creator,
+/// dates, and Finder flags less hasBeenInited.
+fn assert_setup_app(path: &Path, n: usize, app: &macbinary::MacFile) {
+    let (e, data, rsrc) = file_entry(path, n, b"Ferrite Setup");
+    assert_eq!(e.parent, 2, "in the root folder");
+    let EntryKind::File {
+        file_type,
+        creator,
+        finder_flags,
+        data_len,
+        rsrc_len,
+        ..
+    } = e.kind
+    else {
+        panic!("Ferrite Setup is a folder")
+    };
+    assert_eq!((file_type, creator), (app.file_type, app.creator));
+    assert_eq!(finder_flags, app.finder_flags & !HAS_BEEN_INITED);
+    assert_eq!((e.created, e.modified), (app.created, app.modified));
+    assert_eq!(
+        (data_len as usize, rsrc_len as usize),
+        (app.data.len(), app.rsrc.len())
+    );
+    assert!(data == app.data, "data fork differs on volume {n}");
+    assert!(rsrc == app.rsrc, "resource fork differs on volume {n}");
 }
 
 struct Part {
@@ -187,9 +318,26 @@ fn driver_on_disk(path: &Path) -> Vec<u8> {
 #[test]
 fn init_default_makes_one_volume_filling_the_disk() {
     let s = Scratch::new("init-default");
+    let app = s.setup_app();
     let drv = s.fake_ferrite(9000, true);
-    let out = ok(&s, &["init", "disk.hda", "--size", "20M", "--driver", &drv]);
+    let out = ok(
+        &s,
+        &[
+            "init",
+            "disk.hda",
+            "--size",
+            "20M",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
     assert!(out.contains("Macintosh HD"), "{out}");
+    assert!(
+        out.contains("Ferrite Setup (APPL/FRRT") && out.contains("every volume"),
+        "{out}"
+    );
     assert_eq!(
         std::fs::metadata(s.path("disk.hda")).unwrap().len(),
         20 << 20
@@ -211,12 +359,14 @@ fn init_default_makes_one_volume_filling_the_disk() {
         driver_on_disk(&s.path("disk.hda")),
         std::fs::read(&drv).unwrap()
     );
+    assert_setup_app(&s.path("disk.hda"), 0, &test_app());
     assert!(volume_clean(&s.path("disk.hda"), 0));
 }
 
 #[test]
 fn init_multi_volume_and_free_space() {
     let s = Scratch::new("init-multi");
+    let app = s.setup_app();
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
@@ -231,6 +381,8 @@ fn init_multi_volume_and_free_space() {
             "Data:30M",
             "--driver",
             &drv,
+            "--setup-app",
+            &app,
         ],
     );
     let parts = partitions(&s.path("d.hda"), 512);
@@ -254,8 +406,18 @@ fn init_multi_volume_and_free_space() {
     ok(
         &s,
         &[
-            "init", "e.hda", "--size", "64M", "--volume", "A:20M", "--volume", "B", "--driver",
+            "init",
+            "e.hda",
+            "--size",
+            "64M",
+            "--volume",
+            "A:20M",
+            "--volume",
+            "B",
+            "--driver",
             &drv,
+            "--setup-app",
+            &app,
         ],
     );
     let parts = partitions(&s.path("e.hda"), 512);
@@ -265,16 +427,44 @@ fn init_multi_volume_and_free_space() {
         131072
     );
     assert!(volume_clean(&s.path("e.hda"), 0) && volume_clean(&s.path("e.hda"), 1));
+    for n in 0..2 {
+        assert_setup_app(&s.path("e.hda"), n, &test_app());
+    }
 }
 
 #[test]
 fn init_into_a_directory_uses_bluescsi_names() {
     let s = Scratch::new("init-dir");
+    let app = s.setup_app();
     let drv = s.fake_ferrite(9000, true);
     std::fs::create_dir(s.path("sd")).unwrap();
-    ok(&s, &["init", "sd", "--size", "8M", "--driver", &drv]);
+    ok(
+        &s,
+        &[
+            "init",
+            "sd",
+            "--size",
+            "8M",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
     assert!(s.path("sd/HD00_512.hda").is_file());
-    ok(&s, &["init", "sd", "--size", "8M", "--driver", &drv]);
+    ok(
+        &s,
+        &[
+            "init",
+            "sd",
+            "--size",
+            "8M",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
     assert!(s.path("sd/HD10_512.hda").is_file(), "the next free ID");
     std::fs::write(s.path("sd/CD20.iso"), b"").unwrap();
     ok(
@@ -288,6 +478,8 @@ fn init_into_a_directory_uses_bluescsi_names() {
             "2048",
             "--driver",
             &drv,
+            "--setup-app",
+            &app,
         ],
     );
     assert!(
@@ -295,7 +487,21 @@ fn init_into_a_directory_uses_bluescsi_names() {
         "ID 2 is taken by the CD image"
     );
     let info = ok(&s, &["info", &s.p("sd/HD30_2048.hda")]);
-    assert!(info.contains("blocks of 2048 bytes"), "{info}");
+    assert!(
+        info.contains("blocks of 2048 bytes") && info.contains(", 1 files,"),
+        "{info}"
+    );
+    let mb = test_app();
+    let ls = ok(&s, &["ls", &s.p("sd/HD30_2048.hda")]);
+    assert!(
+        ls.starts_with(&format!(
+            "APPL/FRRT {:>10} {:>10} ",
+            mb.data.len(),
+            mb.rsrc.len()
+        )) && ls.trim_end().ends_with("  Ferrite Setup"),
+        "Ferrite Setup on a 2048-byte-block disk: {ls}"
+    );
+    assert!(ok(&s, &["check", &s.p("sd/HD30_2048.hda")]).contains("no problems"));
     assert_eq!(
         partitions(&s.path("sd/HD30_2048.hda"), 2048)[2].blocks,
         4096 - 96
@@ -303,7 +509,16 @@ fn init_into_a_directory_uses_bluescsi_names() {
     // The block size comes from the file name when not given.
     ok(
         &s,
-        &["init", "HD50_1024.hda", "--size", "8M", "--driver", &drv],
+        &[
+            "init",
+            "HD50_1024.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
     );
     assert!(ok(&s, &["info", "HD50_1024.hda"]).contains("blocks of 1024 bytes"));
 }
@@ -311,11 +526,36 @@ fn init_into_a_directory_uses_bluescsi_names() {
 #[test]
 fn init_refuses_an_existing_disk_without_force() {
     let s = Scratch::new("init-force");
+    let app = s.setup_app();
     let drv = s.fake_ferrite(9000, true);
-    ok(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
     std::fs::write(s.path("a.txt"), b"keep me").unwrap();
     ok(&s, &["add", "d.hda", "a.txt"]);
-    let err = fails(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+    let err = fails(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
     assert!(
         err.contains("already holds a partition map") && err.contains("--force"),
         "{err}"
@@ -329,17 +569,32 @@ fn init_refuses_an_existing_disk_without_force() {
     let mut img = ImageFile::create(&s.path("bare.dsk"), 1 << 20).unwrap();
     format_volume(&mut img, &FormatOptions::new(b"Bare", 3_000_000_000)).unwrap();
     drop(img);
-    let err = fails(&s, &["init", "bare.dsk", "--driver", &drv]);
+    let err = fails(
+        &s,
+        &["init", "bare.dsk", "--driver", &drv, "--setup-app", &app],
+    );
     assert!(err.contains("an HFS volume"), "{err}");
     // --force erases; an existing file keeps its size unless --size is given.
     ok(
         &s,
         &[
-            "init", "d.hda", "--force", "--volume", "New", "--driver", &drv,
+            "init",
+            "d.hda",
+            "--force",
+            "--volume",
+            "New",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
         ],
     );
     assert_eq!(std::fs::metadata(s.path("d.hda")).unwrap().len(), 8 << 20);
-    assert!(ok(&s, &["ls", "d.hda"]).contains("(empty)"));
+    let ls = ok(&s, &["ls", "d.hda"]);
+    assert!(
+        ls.lines().count() == 1 && ls.contains("Ferrite Setup") && !ls.contains("a.txt"),
+        "only the new Ferrite Setup: {ls}"
+    );
     assert_eq!(partitions(&s.path("d.hda"), 512)[2].name, "New");
 }
 
@@ -347,21 +602,61 @@ fn init_refuses_an_existing_disk_without_force() {
 fn init_errors_name_the_problem() {
     let s = Scratch::new("init-errors");
     let drv = s.fake_ferrite(9000, true);
-    let err = fails(&s, &["init", "d.hda", "--size", "12Q", "--driver", &drv]);
+    let err = fails(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "12Q",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
     assert!(err.contains("bad size") && err.contains("2G"), "{err}");
-    let err = fails(&s, &["init", "d.hda", "--size", "100K", "--driver", &drv]);
+    let err = fails(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "100K",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
     assert!(err.contains("too small") && err.contains("--size"), "{err}");
     let err = fails(
         &s,
         &[
-            "init", "d.hda", "--size", "64M", "--volume", "A", "--volume", "B", "--driver", &drv,
+            "init",
+            "d.hda",
+            "--size",
+            "64M",
+            "--volume",
+            "A",
+            "--volume",
+            "B",
+            "--driver",
+            &drv,
+            "--no-setup-app",
         ],
     );
     assert!(err.contains("only the last"), "{err}");
     let err = fails(
         &s,
         &[
-            "init", "d.hda", "--size", "64M", "--volume", "A:100M", "--driver", &drv,
+            "init",
+            "d.hda",
+            "--size",
+            "64M",
+            "--volume",
+            "A:100M",
+            "--driver",
+            &drv,
+            "--no-setup-app",
         ],
     );
     assert!(err.contains("too small"), "{err}");
@@ -376,6 +671,7 @@ fn init_errors_name_the_problem() {
             "Bad:Name:1M",
             "--driver",
             &drv,
+            "--no-setup-app",
         ],
     );
     assert!(err.contains("':'"), "{err}");
@@ -390,17 +686,34 @@ fn init_errors_name_the_problem() {
             "600",
             "--driver",
             &drv,
+            "--no-setup-app",
         ],
     );
     assert!(err.contains("block size 600"), "{err}");
     let err = fails(
         &s,
-        &["init", "d.hda", "--size", "8M", "--driver", "missing.drvr"],
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "8M",
+            "--driver",
+            "missing.drvr",
+            "--no-setup-app",
+        ],
     );
     assert!(err.contains("missing.drvr"), "{err}");
     let err = fails(
         &s,
-        &["init", "nowhere/d.hda", "--size", "8M", "--driver", &drv],
+        &[
+            "init",
+            "nowhere/d.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
     );
     assert!(err.contains("does not exist"), "{err}");
     let vendor = s.third_party(5000);
@@ -415,6 +728,7 @@ fn init_errors_name_the_problem() {
             &vendor,
             "--write-cache",
             "off",
+            "--no-setup-app",
         ],
     );
     assert!(err.contains("Ferrite"), "{err}");
@@ -422,6 +736,283 @@ fn init_errors_name_the_problem() {
         !s.path("d.hda").exists(),
         "nothing is created when the arguments are wrong"
     );
+}
+
+// ---- Ferrite Setup on the volumes init makes ----
+
+#[test]
+fn init_puts_ferrite_setup_on_every_volume() {
+    let s = Scratch::new("setup-every");
+    let app = s.setup_app();
+    let drv = s.fake_ferrite(9000, true);
+    let out = ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "48M",
+            "--volume",
+            "System:12M",
+            "--volume",
+            "Apps:12M",
+            "--volume",
+            "Small:400K",
+            "--volume",
+            "Data",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
+    assert!(out.contains("Ferrite Setup (APPL/FRRT"), "{out}");
+    for n in 0..4 {
+        assert_setup_app(&s.path("d.hda"), n, &test_app());
+        assert!(volume_clean(&s.path("d.hda"), n), "volume {n}");
+    }
+    let ls = ok(&s, &["ls", "d.hda"]);
+    assert_eq!(
+        ls.lines()
+            .filter(|l| l.starts_with("APPL/FRRT") && l.ends_with("  Ferrite Setup"))
+            .count(),
+        4,
+        "{ls}"
+    );
+    let info = ok(&s, &["info", "d.hda"]);
+    assert_eq!(info.matches(", 1 files, ").count(), 4, "{info}");
+    assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
+    // The volumes take more files beside it.
+    std::fs::write(s.path("note.txt"), b"beside Ferrite Setup").unwrap();
+    ok(&s, &["add", "d.hda:Small", "note.txt"]);
+    assert_setup_app(&s.path("d.hda"), 2, &test_app());
+    assert_eq!(
+        read_file(&s.path("d.hda"), 2, &[b"note.txt"]).0,
+        b"beside Ferrite Setup"
+    );
+    assert!(volume_clean(&s.path("d.hda"), 2));
+}
+
+#[test]
+fn init_no_setup_app_leaves_it_out() {
+    let s = Scratch::new("setup-none");
+    let app = s.setup_app();
+    let drv = s.fake_ferrite(9000, true);
+    let out = ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "16M",
+            "--volume",
+            "One:6M",
+            "--volume",
+            "Two",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
+    assert!(out.contains("no Ferrite Setup"), "{out}");
+    for v in ["One", "Two"] {
+        let ls = ok(&s, &["ls", &format!("d.hda:{v}")]);
+        assert!(ls.contains("(empty)"), "{v}: {ls}");
+    }
+    assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
+    // Not both.
+    let err = fails(
+        &s,
+        &[
+            "init",
+            "e.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+            "--no-setup-app",
+        ],
+    );
+    assert!(err.contains("cannot be used with"), "{err}");
+    assert!(!s.path("e.hda").exists());
+}
+
+/// The Ferrite Setup this test binary's `ferrite` was built with (`build.rs`'s output; empty
+/// when `target/m68k/FerriteSetup.bin` did not exist).
+const EMBEDDED_SETUP_APP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/FerriteSetup.bin"));
+
+#[test]
+fn init_uses_the_embedded_setup_app_or_says_how_to_build_it() {
+    let s = Scratch::new("setup-embedded");
+    let drv = s.fake_ferrite(9000, true);
+    if EMBEDDED_SETUP_APP.is_empty() {
+        // Built before `cargo xtask build`: refused in one line naming the fixes, nothing made.
+        let err = fails(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("without Ferrite Setup")
+                && err.contains("cargo xtask build")
+                && err.contains("--setup-app FILE")
+                && err.contains("--no-setup-app"),
+            "{err}"
+        );
+        assert!(!s.path("d.hda").exists());
+    } else {
+        // The real application: type APPL, creator FRRT, hasBundle, CODE in its resource fork.
+        let mb = macbinary::parse(EMBEDDED_SETUP_APP).expect("the embedded MacBinary parses");
+        ok(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+        let (e, data, rsrc) = file_entry(&s.path("d.hda"), 0, b"Ferrite Setup");
+        let EntryKind::File {
+            file_type,
+            creator,
+            finder_flags,
+            ..
+        } = e.kind
+        else {
+            panic!("a folder")
+        };
+        assert_eq!((&file_type, &creator), (b"APPL", b"FRRT"));
+        assert_eq!(finder_flags & (HAS_BUNDLE | HAS_BEEN_INITED), HAS_BUNDLE);
+        assert!(data == mb.data && rsrc == mb.rsrc);
+        assert!(rsrc.windows(4).any(|w| w == b"CODE"));
+        assert!(volume_clean(&s.path("d.hda"), 0));
+    }
+}
+
+#[test]
+fn init_refuses_a_bad_setup_app_before_touching_the_disk() {
+    let s = Scratch::new("setup-bad");
+    let app = s.setup_app();
+    let drv = s.fake_ferrite(9000, true);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
+    std::fs::write(s.path("a.txt"), b"keep me").unwrap();
+    ok(&s, &["add", "d.hda", "a.txt"]);
+    let before = std::fs::read(s.path("d.hda")).unwrap();
+    let good = macbinary::encode(&test_app());
+    let with = |f: &dyn Fn(&mut macbinary::MacFile)| {
+        let mut a = test_app();
+        f(&mut a);
+        macbinary::encode(&a)
+    };
+    let mut bad_crc = good.clone();
+    bad_crc[5] ^= 0x20; // a letter of the name: the header CRC no longer matches
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("crc.bin", bad_crc, "MacBinary header CRC"),
+        (
+            "text.bin",
+            with(&|a| a.file_type = *b"TEXT"),
+            "type 'TEXT', not an application ('APPL')",
+        ),
+        (
+            "plain.bin",
+            b"plain text, not MacBinary\n".repeat(20),
+            "not MacBinary (bytes 0, 74 and 82",
+        ),
+        (
+            "cut.bin",
+            good[..good.len() - 300].to_vec(),
+            "MacBinary file truncated",
+        ),
+        ("norsrc.bin", with(&|a| a.rsrc.clear()), "it is empty"),
+        (
+            "junk.bin",
+            with(&|a| a.rsrc = vec![0xA5; 700]),
+            "the resource fork is not valid (its header",
+        ),
+        (
+            "nocode.bin",
+            with(&|a| a.rsrc = resource_fork(&[(b"CODE", 0, b"jt"), (b"STR ", 128, b"\x01x")])),
+            "no 'CODE' 1",
+        ),
+    ];
+    for (name, bytes, says) in cases {
+        std::fs::write(s.path(name), bytes).unwrap();
+        let err = fails(
+            &s,
+            &[
+                "init",
+                "d.hda",
+                "--force",
+                "--driver",
+                &drv,
+                "--setup-app",
+                name,
+            ],
+        );
+        assert!(
+            err.contains(says) && err.contains(name) && err.contains("--no-setup-app"),
+            "{name}: {err}"
+        );
+        assert!(
+            std::fs::read(s.path("d.hda")).unwrap() == before,
+            "{name}: the disk was changed"
+        );
+        fails(
+            &s,
+            &[
+                "init",
+                "new.hda",
+                "--size",
+                "8M",
+                "--driver",
+                &drv,
+                "--setup-app",
+                name,
+            ],
+        );
+        assert!(!s.path("new.hda").exists(), "{name}: a disk was created");
+    }
+    let err = fails(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--force",
+            "--driver",
+            &drv,
+            "--setup-app",
+            "missing.bin",
+        ],
+    );
+    assert!(err.contains("missing.bin"), "{err}");
+    // An application too big for a volume is refused before anything is written.
+    std::fs::write(s.path("big.bin"), with(&|a| a.data = vec![1; 500 << 10])).unwrap();
+    let err = fails(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--force",
+            "--volume",
+            "Tiny:400K",
+            "--volume",
+            "Rest",
+            "--driver",
+            &drv,
+            "--setup-app",
+            "big.bin",
+        ],
+    );
+    assert!(
+        err.contains("\"Tiny\"") && err.contains("too little for Ferrite Setup"),
+        "{err}"
+    );
+    assert!(std::fs::read(s.path("d.hda")).unwrap() == before);
+    assert_eq!(read_file(&s.path("d.hda"), 0, &[b"a.txt"]).0, b"keep me");
 }
 
 #[test]
@@ -439,6 +1030,7 @@ fn write_cache_setting_is_written_into_the_driver() {
             "off",
             "--driver",
             &drv,
+            "--no-setup-app",
         ],
     );
     assert!(
@@ -457,7 +1049,18 @@ fn write_cache_setting_is_written_into_the_driver() {
 fn add_plain_files_get_type_and_creator_from_the_extension() {
     let s = Scratch::new("add-plain");
     let drv = s.fake_ferrite(9000, true);
-    ok(&s, &["init", "d.hda", "--size", "16M", "--driver", &drv]);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "16M",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
     std::fs::write(s.path("notes.txt"), b"line 1\nline 2\n").unwrap();
     std::fs::write(s.path("photo.JPG"), vec![0xFF; 70_000]).unwrap();
     std::fs::write(s.path("blob"), vec![7; 3]).unwrap();
@@ -509,8 +1112,17 @@ fn add_macbinary_and_appledouble_keep_forks_and_types() {
     ok(
         &s,
         &[
-            "init", "d.hda", "--size", "16M", "--volume", "One:6M", "--volume", "Two", "--driver",
+            "init",
+            "d.hda",
+            "--size",
+            "16M",
+            "--volume",
+            "One:6M",
+            "--volume",
+            "Two",
+            "--driver",
             &drv,
+            "--no-setup-app",
         ],
     );
     let mb = macbinary::MacFile {
@@ -584,7 +1196,18 @@ fn add_macbinary_and_appledouble_keep_forks_and_types() {
 fn add_copies_folders_recursively() {
     let s = Scratch::new("add-tree");
     let drv = s.fake_ferrite(9000, true);
-    ok(&s, &["init", "d.hda", "--size", "16M", "--driver", &drv]);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "16M",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
     for (p, body) in [
         ("Games/readme.txt", "r"),
         ("Games/Chess/board.txt", "b"),
@@ -634,7 +1257,18 @@ fn add_copies_folders_recursively() {
 fn add_and_ls_errors_name_the_problem() {
     let s = Scratch::new("add-errors");
     let drv = s.fake_ferrite(9000, true);
-    ok(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
     let err = fails(&s, &["add", "d.hda", "missing.txt"]);
     assert!(
         err.contains("missing.txt") && err.contains("no such file"),
@@ -767,8 +1401,17 @@ fn install_driver_over_a_third_party_driver_keeps_the_volumes() {
     ok(
         &s,
         &[
-            "init", "d.hda", "--size", "16M", "--volume", "A:6M", "--volume", "B", "--driver",
+            "init",
+            "d.hda",
+            "--size",
+            "16M",
+            "--volume",
+            "A:6M",
+            "--volume",
+            "B",
+            "--driver",
             &vendor,
+            "--no-setup-app",
         ],
     );
     std::fs::write(s.path("f.txt"), b"survives").unwrap();
@@ -873,7 +1516,18 @@ fn install_driver_adds_and_grows_a_driver_partition_in_free_space() {
 fn check_reports_damage_with_a_non_zero_exit() {
     let s = Scratch::new("check");
     let drv = s.fake_ferrite(9000, true);
-    ok(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
     // Corrupt drFreeBks in the volume's MDB (partition at block 96, MDB at +1024, field +0x22).
     let mut b = std::fs::read(s.path("d.hda")).unwrap();
     let at = 96 * 512 + 1024 + 0x22;
@@ -907,7 +1561,18 @@ fn sizes_are_parsed_like_people_write_them() {
         ("4194304", 4 << 20),
     ] {
         let name = format!("d{bytes}.hda");
-        ok(&s, &["init", &name, "--size", arg, "--driver", &drv]);
+        ok(
+            &s,
+            &[
+                "init",
+                &name,
+                "--size",
+                arg,
+                "--driver",
+                &drv,
+                "--no-setup-app",
+            ],
+        );
         assert_eq!(
             std::fs::metadata(s.path(&name)).unwrap().len(),
             bytes,
@@ -923,6 +1588,7 @@ fn sizes_are_parsed_like_people_write_them() {
                 &format!("--size={bad}"),
                 "--driver",
                 &drv,
+                "--no-setup-app",
             ],
         );
         assert!(err.contains("size"), "{bad}: {err}");
@@ -932,7 +1598,10 @@ fn sizes_are_parsed_like_people_write_them() {
 // ---- with the real driver: boot in the emulated Mac ----
 
 fn real_driver_available(s: &Scratch) {
-    let out = ferrite_in(&s.0, &["init", "probe.hda", "--size", "2M"]);
+    let out = ferrite_in(
+        &s.0,
+        &["init", "probe.hda", "--size", "2M", "--no-setup-app"],
+    );
     assert!(
         out.status.success(),
         "{NEEDS_DRIVER}: {}",
@@ -976,8 +1645,12 @@ fn boots(s: &Scratch, disk: &str, volumes: &[&str], cat: Option<(&str, &str)>) {
 #[ignore = "needs the m68k driver: run `cargo xtask test`"]
 fn init_disks_boot_with_their_volumes_mounted() {
     let s = Scratch::new("boot-init");
+    let app = s.setup_app();
     real_driver_available(&s);
-    ok(&s, &["init", "HD00_512.hda", "--size", "32M"]);
+    ok(
+        &s,
+        &["init", "HD00_512.hda", "--size", "32M", "--setup-app", &app],
+    );
     std::fs::write(s.path("hello.txt"), b"Hello through the driver\n").unwrap();
     ok(&s, &["add", "HD00_512.hda", "hello.txt"]);
     boots(
@@ -999,6 +1672,8 @@ fn init_disks_boot_with_their_volumes_mounted() {
             "Apps:20M",
             "--volume",
             "Data",
+            "--setup-app",
+            &app,
         ],
     );
     ok(&s, &["add", "HD30_512.hda:Data/Docs", "hello.txt"]);
@@ -1017,6 +1692,8 @@ fn init_disks_boot_with_their_volumes_mounted() {
             "32M",
             "--write-cache",
             "off",
+            "--setup-app",
+            &app,
         ],
     );
     boots(&s, "HD40_512.hda", &["Macintosh HD"], None);
@@ -1026,6 +1703,7 @@ fn init_disks_boot_with_their_volumes_mounted() {
 #[ignore = "needs the m68k driver: run `cargo xtask test`"]
 fn converted_and_reinstalled_disks_boot() {
     let s = Scratch::new("boot-convert");
+    let app = s.setup_app();
     real_driver_available(&s);
     bare_volume(&s, "old.dsk");
     ok(&s, &["convert", "old.dsk", "HD10_512.hda"]);
@@ -1048,6 +1726,8 @@ fn converted_and_reinstalled_disks_boot() {
             "Vendor",
             "--driver",
             &vendor,
+            "--setup-app",
+            &app,
         ],
     );
     ok(
@@ -1114,6 +1794,7 @@ fn boot_fails_clearly_without_a_driver() {
 #[ignore = "needs parted, hfsutils and machfs: run `cargo xtask test`"]
 fn parted_and_hfsutils_read_what_ferrite_makes() {
     let s = Scratch::new("oracle");
+    let app = s.setup_app();
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
@@ -1128,6 +1809,8 @@ fn parted_and_hfsutils_read_what_ferrite_makes() {
             "Second",
             "--driver",
             &drv,
+            "--setup-app",
+            &app,
         ],
     );
     std::fs::write(s.path("a.txt"), b"alpha").unwrap();
@@ -1166,9 +1849,22 @@ fn parted_and_hfsutils_read_what_ferrite_makes() {
 #[ignore = "needs parted, hfsutils and machfs: run `cargo xtask test`"]
 fn measure_init_2g_against_parted_and_hformat() {
     let s = Scratch::new("measure");
+    let app = s.setup_app();
     let drv = s.fake_ferrite(14_000, true);
     let t = std::time::Instant::now();
-    ok(&s, &["init", "f.hda", "--size", "2G", "--driver", &drv]);
+    ok(
+        &s,
+        &[
+            "init",
+            "f.hda",
+            "--size",
+            "2G",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
     let ours = t.elapsed();
     let t = std::time::Instant::now();
     std::fs::File::create(s.path("p.img"))
@@ -1204,4 +1900,135 @@ fn measure_init_2g_against_parted_and_hformat() {
         alloc("p.img")
     );
     assert!(volume_clean(&s.path("f.hda"), 0));
+}
+
+/// machfs reads a bare volume image (argv 1) and writes Ferrite Setup's data and resource
+/// forks to argv 2 and 3; prints type, creator and Finder flags.
+const MACHFS_FERRITE_SETUP: &str = r#"
+import sys, machfs
+v = machfs.Volume()
+v.read(open(sys.argv[1], 'rb').read())
+f = v['Ferrite Setup']
+open(sys.argv[2], 'wb').write(f.data)
+open(sys.argv[3], 'wb').write(f.rsrc)
+print(f.type.decode('mac_roman'), f.creator.decode('mac_roman'), f.flags)
+"#;
+
+#[test]
+#[ignore = "needs hfsutils, macutils and machfs: run `cargo xtask test`"]
+fn hfsutils_macutils_and_machfs_read_ferrite_setup() {
+    let s = Scratch::new("oracle-setup");
+    let app = s.setup_app();
+    let drv = s.fake_ferrite(9000, true);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "24M",
+            "--volume",
+            "First:8M",
+            "--volume",
+            "Second",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
+    let want = test_app();
+    let disk = s.p("d.hda");
+    let mut img = ImageFile::open(&s.path("d.hda")).unwrap();
+    let parts: Vec<_> = read_map(&mut img)
+        .unwrap()
+        .hfs_partitions()
+        .cloned()
+        .collect();
+    drop(img);
+    assert_eq!(parts.len(), 2);
+    for (n, p) in parts.iter().enumerate() {
+        // hfsutils: listed with its type, creator and fork sizes; copied out as MacBinary.
+        let mounted = s.tool("hmount", &[&disk, &(n + 1).to_string()]);
+        assert!(
+            mounted.contains(&format!("Volume name is \"{}\"", p.name)),
+            "{mounted}"
+        );
+        let ls = s.tool("hls", &["-l"]);
+        let line = ls
+            .lines()
+            .find(|l| l.ends_with(" Ferrite Setup"))
+            .unwrap_or_else(|| panic!("hls -l does not list Ferrite Setup:\n{ls}"));
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            cols[..4],
+            [
+                "f",
+                "APPL/FRRT",
+                &want.rsrc.len().to_string(),
+                &want.data.len().to_string()
+            ],
+            "{line}"
+        );
+        let out = format!("out{n}.bin");
+        s.tool("hcopy", &["-m", ":Ferrite Setup", &out]);
+        s.tool("humount", &[]);
+        let mb = macbinary::parse(&std::fs::read(s.path(&out)).unwrap()).unwrap();
+        assert_eq!(mb.name, b"Ferrite Setup");
+        assert_eq!((&mb.file_type, &mb.creator), (b"APPL", b"FRRT"));
+        assert_eq!(
+            mb.finder_flags & 0xFF00,
+            HAS_BUNDLE,
+            "hasBundle, not inited"
+        );
+        assert_eq!((mb.created, mb.modified), (want.created, want.modified));
+
+        // macutils: macunpack splits hcopy's MacBinary into the same two forks.
+        let dir = s.path(&format!("unpacked{n}"));
+        std::fs::create_dir(&dir).unwrap();
+        let o = s.run_in(&dir, "macunpack", &["-3", &s.p(&out)]);
+        assert!(
+            o.status.success(),
+            "macunpack: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let fork = |ext: &str| {
+            let f = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.extension().is_some_and(|e| e == ext))
+                .unwrap_or_else(|| panic!("macunpack wrote no .{ext} file"));
+            std::fs::read(f).unwrap()
+        };
+        assert!(fork("data") == want.data, "macunpack's data fork differs");
+        assert!(
+            fork("rsrc") == want.rsrc,
+            "macunpack's resource fork differs"
+        );
+
+        // machfs: reads the volume (cut out of the disk) and finds the same forks.
+        let mut img = ImageFile::open(&s.path("d.hda")).unwrap();
+        let mut vol = vec![0u8; p.blocks as usize * 512];
+        img.read_blocks(p.start as u64, &mut vol).unwrap();
+        let vol_path = s.path(&format!("vol{n}.img"));
+        std::fs::write(&vol_path, vol).unwrap();
+        let (d, r) = (s.p(&format!("m{n}.data")), s.p(&format!("m{n}.rsrc")));
+        let printed = s.tool(
+            "python3",
+            &[
+                "-c",
+                MACHFS_FERRITE_SETUP,
+                vol_path.to_str().unwrap(),
+                &d,
+                &r,
+            ],
+        );
+        assert_eq!(printed.trim(), format!("APPL FRRT {HAS_BUNDLE}"));
+        assert!(std::fs::read(&d).unwrap() == want.data, "machfs: data fork");
+        assert!(
+            std::fs::read(&r).unwrap() == want.rsrc,
+            "machfs: resource fork"
+        );
+    }
+    assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
 }

@@ -38,7 +38,8 @@ pub enum Rom {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Make a new disk: partition map, the Ferrite driver, HFS volumes.
+    /// Make a new disk: partition map, the Ferrite driver, HFS volumes, each with the Ferrite
+    /// Setup application in its root folder.
     Init {
         /// The disk image to create, or a directory (the file is then named after the
         /// BlueSCSI/ZuluSCSI convention, HD<id>0_<block size>.hda, with the first free ID).
@@ -60,6 +61,13 @@ enum Cmd {
         /// Install this driver blob instead of the one built into ferrite.
         #[arg(long, value_name = "FILE")]
         driver: Option<PathBuf>,
+        /// Put this application (MacBinary II, type APPL) on every volume as "Ferrite Setup"
+        /// instead of the one built into ferrite.
+        #[arg(long, value_name = "FILE", conflicts_with = "no_setup_app")]
+        setup_app: Option<PathBuf>,
+        /// Leave Ferrite Setup off the volumes.
+        #[arg(long)]
+        no_setup_app: bool,
         /// Overwrite a disk that already holds a partition map or a volume.
         #[arg(long)]
         force: bool,
@@ -141,6 +149,8 @@ fn main() -> ExitCode {
             block_size,
             write_cache,
             driver,
+            setup_app,
+            no_setup_app,
             force,
         } => cli::init::init(&cli::init::InitArgs {
             disk,
@@ -149,6 +159,8 @@ fn main() -> ExitCode {
             block_size,
             write_cache: write_cache.map(|w| w == OnOff::On),
             driver,
+            setup_app,
+            no_setup_app,
             force,
         }),
         Cmd::Convert {

@@ -23,6 +23,45 @@ pub struct Prepared {
     pub how: &'static str,
 }
 
+impl Prepared {
+    /// A MacBinary II/III file (header CRC checked): name, type, creator, Finder flags, dates
+    /// and both forks from the header; a date the header leaves at 0 becomes `date`.
+    pub fn from_macbinary(
+        source: &Path,
+        bytes: &[u8],
+        date: u32,
+    ) -> Result<Prepared, macbinary::MacBinaryError> {
+        let f = macbinary::parse(bytes)?;
+        Ok(Prepared {
+            source: source.into(),
+            name: f.name,
+            file_type: f.file_type,
+            creator: f.creator,
+            finder_flags: f.finder_flags,
+            data: f.data,
+            rsrc: f.rsrc,
+            created: if f.created != 0 { f.created } else { date },
+            modified: if f.modified != 0 { f.modified } else { date },
+            how: "MacBinary",
+        })
+    }
+
+    /// The file as a volume takes it, with `data` as its data fork (`&self.data`, or a
+    /// converted copy).
+    pub fn new_file<'a>(&'a self, data: &'a [u8]) -> NewFile<'a> {
+        NewFile {
+            name: &self.name,
+            file_type: self.file_type,
+            creator: self.creator,
+            finder_flags: self.finder_flags,
+            data,
+            rsrc: &self.rsrc,
+            created: self.created,
+            modified: self.modified,
+        }
+    }
+}
+
 /// Type and creator for a plain file's extension (lower case, without the dot).
 pub fn type_creator_for(ext: &str) -> ([u8; 4], [u8; 4]) {
     let t = |a: &[u8; 4], b: &[u8; 4]| (*a, *b);
@@ -85,20 +124,8 @@ pub fn prepare(path: &Path) -> Result<Prepared> {
         .unwrap_or("")
         .to_string();
     if macbinary::is_macbinary(&bytes) {
-        let f = macbinary::parse(&bytes)
-            .map_err(|e| anyhow!("{}: damaged MacBinary file: {e}", path.display()))?;
-        return Ok(Prepared {
-            source: path.into(),
-            name: f.name.clone(),
-            file_type: f.file_type,
-            creator: f.creator,
-            finder_flags: f.finder_flags,
-            data: f.data,
-            rsrc: f.rsrc,
-            created: if f.created != 0 { f.created } else { date },
-            modified: if f.modified != 0 { f.modified } else { date },
-            how: "MacBinary",
-        });
+        return Prepared::from_macbinary(path, &bytes, date)
+            .map_err(|e| anyhow!("{}: damaged MacBinary file: {e}", path.display()));
     }
     let magic = bytes
         .get(..4)
@@ -344,16 +371,7 @@ pub fn add(target: &str, files: &[PathBuf], text: bool) -> Result<()> {
         } else {
             &p.data
         };
-        let nf = NewFile {
-            name: &p.name,
-            file_type: p.file_type,
-            creator: p.creator,
-            finder_flags: p.finder_flags,
-            data,
-            rsrc: &p.rsrc,
-            created: p.created,
-            modified: p.modified,
-        };
+        let nf = p.new_file(data);
         let shown = ferrite_formatter::macroman::lossy(&p.name);
         match vol.add_file(folder, &nf) {
             Ok(_) => {

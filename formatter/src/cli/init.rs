@@ -1,13 +1,16 @@
 //! `ferrite init` and `ferrite convert`.
 
+use super::add::Prepared;
 use super::disk::{self, apply_settings, driver_blob, mac_name};
+use super::setup_app::{SETUP_APP_NAME, setup_app};
 use super::{human, mac_now, progress};
 use anyhow::{Context, Result, anyhow, bail};
 use ferrite_formatter::apm::{
     DEFAULT_DRIVER_SLOT_BLOCKS, DRIVER_START_BLOCK, HfsPartitionSpec, Layout, PartSize, write_map,
 };
 use ferrite_formatter::hfs::{
-    CLASSIC_68K_MAX_VOLUME_BYTES, FormatOptions, MIN_VOLUME_SECTORS, Volume, format_volume,
+    CLASSIC_68K_MAX_VOLUME_BYTES, FormatOptions, MIN_VOLUME_SECTORS, Volume, cnid, format_volume,
+    geometry_for, tree_blocks,
 };
 use ferrite_formatter::image::ImageFile;
 use ferrite_formatter::{BlockDevice, MemDisk, Region};
@@ -20,6 +23,10 @@ pub struct InitArgs {
     pub block_size: Option<u32>,
     pub write_cache: Option<bool>,
     pub driver: Option<PathBuf>,
+    /// `--setup-app FILE`: the Ferrite Setup MacBinary to use instead of the embedded one.
+    pub setup_app: Option<PathBuf>,
+    /// `--no-setup-app`.
+    pub no_setup_app: bool,
     pub force: bool,
 }
 
@@ -141,12 +148,33 @@ fn blocks_of(bytes: u64, bs: u32) -> u64 {
     bytes / bs as u64
 }
 
-/// The layout's HFS partitions, checked so that every error says what to change.
+/// Check that a fresh volume of `blocks` `bs`-byte blocks has room for `app` (both forks
+/// in whole allocation blocks, after the catalog and extents files `format_volume` makes).
+fn check_room(name: &str, blocks: u64, bs: u32, app: &Prepared) -> Result<()> {
+    let g = geometry_for(blocks * bs as u64 / 512, None)
+        .map_err(|e| anyhow!("volume \"{name}\": {e}"))?;
+    let blk = g.alloc_block_size as u64;
+    let free = (g.alloc_blocks as u64).saturating_sub(2 * tree_blocks(&g, None) as u64);
+    let need = (app.data.len() as u64).div_ceil(blk) + (app.rsrc.len() as u64).div_ceil(blk);
+    if need > free {
+        bail!(
+            "volume \"{name}\" ({}) has {} free, too little for Ferrite Setup ({}): make it larger, or pass --no-setup-app",
+            human(blocks * bs as u64),
+            human(free * blk),
+            human(need * blk)
+        );
+    }
+    Ok(())
+}
+
+/// The layout's HFS partitions, checked so that every error says what to change (each
+/// volume must also hold `app` when given).
 fn plan(
     vols: &[VolumeRequest],
     disk_blocks: u64,
     bs: u32,
     driver_len: usize,
+    app: Option<&Prepared>,
 ) -> Result<Vec<HfsPartitionSpec>> {
     let driver_slot = (driver_len as u64)
         .div_ceil(bs as u64)
@@ -207,6 +235,9 @@ fn plan(
                 human(need)
             );
         }
+        if let Some(app) = app {
+            check_room(&v.name, n, bs, app)?;
+        }
         used += n;
         specs.push(HfsPartitionSpec {
             name: v.name.clone(),
@@ -230,11 +261,12 @@ fn warn_sizes(name: &str, bytes: u64) {
     }
 }
 
-/// Format every HFS partition of the freshly written map.
+/// Format every HFS partition of the freshly written map and put `app` in its root folder.
 fn format_all(
     img: &mut ImageFile,
     map: &ferrite_formatter::apm::PartitionMap,
     now: u32,
+    app: Option<&Prepared>,
 ) -> Result<()> {
     let parts: Vec<_> = map.hfs_partitions().cloned().collect();
     let pb = progress(
@@ -250,7 +282,21 @@ fn format_all(
             Region::new(&mut *img, p.start as u64, p.blocks as u64).map_err(|e| anyhow!("{e}"))?;
         format_volume(&mut r, &FormatOptions::new(&name, now))
             .map_err(|e| anyhow!("volume \"{}\": {e}", p.name))?;
-        pb.inc(p.blocks as u64 * r.block_size() as u64);
+        let bytes = p.blocks as u64 * r.block_size() as u64;
+        if let Some(app) = app {
+            let mut v = Volume::open(r).map_err(|e| anyhow!("volume \"{}\": {e}", p.name))?;
+            v.set_clock(now);
+            v.add_file(cnid::ROOT, &app.new_file(&app.data))
+                .and_then(|_| v.flush())
+                .map_err(|e| {
+                    anyhow!(
+                        "volume \"{}\": cannot add {}: {e}",
+                        p.name,
+                        ferrite_formatter::macroman::lossy(SETUP_APP_NAME)
+                    )
+                })?;
+        }
+        pb.inc(bytes);
     }
     pb.finish_and_clear();
     Ok(())
@@ -259,6 +305,8 @@ fn format_all(
 pub fn init(a: &InitArgs) -> Result<()> {
     let mut blob = driver_blob(a.driver.as_deref())?;
     apply_settings(&mut blob, a.write_cache)?;
+    // Read and check Ferrite Setup before the target is touched.
+    let app = setup_app(a.setup_app.as_deref(), a.no_setup_app)?;
     let vols: Vec<VolumeRequest> = if a.volumes.is_empty() {
         vec![VolumeRequest {
             name: DEFAULT_VOLUME.into(),
@@ -299,7 +347,7 @@ pub fn init(a: &InitArgs) -> Result<()> {
             human((u32::MAX as u64) * bs as u64)
         );
     }
-    let specs = plan(&vols, disk_blocks, bs, blob.len())?;
+    let specs = plan(&vols, disk_blocks, bs, blob.len(), app.as_ref())?;
     let mut img = create_disk(&path, disk_blocks * bs as u64, bs, is_device)?;
     let layout = Layout {
         driver: Some(&blob),
@@ -307,7 +355,7 @@ pub fn init(a: &InitArgs) -> Result<()> {
         hfs: specs,
     };
     let map = write_map(&mut img, &layout).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    format_all(&mut img, &map, mac_now())?;
+    format_all(&mut img, &map, mac_now(), app.as_ref())?;
     img.flush().map_err(|e| anyhow!("{e}"))?;
     println!(
         "{}: {} disk, {bs}-byte blocks, Ferrite driver ({} bytes)",
@@ -315,6 +363,17 @@ pub fn init(a: &InitArgs) -> Result<()> {
         human(disk_blocks * bs as u64),
         blob.len()
     );
+    match &app {
+        Some(p) => println!(
+            "  {} ({}/{}, data {}, resource {}) in every volume's root folder",
+            ferrite_formatter::macroman::lossy(&p.name),
+            ferrite_formatter::macroman::lossy(&p.file_type),
+            ferrite_formatter::macroman::lossy(&p.creator),
+            human(p.data.len() as u64),
+            human(p.rsrc.len() as u64)
+        ),
+        None => println!("  no Ferrite Setup (--no-setup-app)"),
+    }
     for p in map.hfs_partitions() {
         let bytes = p.blocks as u64 * bs as u64;
         println!(
@@ -476,22 +535,53 @@ mod tests {
             name: n.into(),
             bytes: b,
         };
-        assert!(plan(&[v("A", None)], 100_000, 512, 14_000).is_ok());
+        assert!(plan(&[v("A", None)], 100_000, 512, 14_000, None).is_ok());
         assert!(
             plan(
                 &[v("A", Some(10 << 20)), v("B", None)],
                 100_000,
                 512,
-                14_000
+                14_000,
+                None
             )
             .is_ok()
         );
-        assert!(plan(&[v("A", None), v("B", None)], 100_000, 512, 14_000).is_err());
-        assert!(plan(&[v("A", None)], 500, 512, 14_000).is_err());
-        assert!(plan(&[v("A", Some(100 << 20))], 100_000, 512, 14_000).is_err());
+        assert!(plan(&[v("A", None), v("B", None)], 100_000, 512, 14_000, None).is_err());
+        assert!(plan(&[v("A", None)], 500, 512, 14_000, None).is_err());
+        assert!(plan(&[v("A", Some(100 << 20))], 100_000, 512, 14_000, None).is_err());
         assert!(
-            plan(&[v("A", Some(100 << 10))], 100_000, 512, 14_000).is_err(),
+            plan(&[v("A", Some(100 << 10))], 100_000, 512, 14_000, None).is_err(),
             "under 400 KiB"
+        );
+    }
+
+    #[test]
+    fn plans_leave_room_for_ferrite_setup() {
+        let v = |n: &str, b: Option<u64>| VolumeRequest {
+            name: n.into(),
+            bytes: b,
+        };
+        let app = |rsrc: usize| Prepared {
+            source: "t.bin".into(),
+            name: SETUP_APP_NAME.to_vec(),
+            file_type: *b"APPL",
+            creator: *b"FRRT",
+            finder_flags: 0x2000,
+            data: Vec::new(),
+            rsrc: vec![0; rsrc],
+            created: 1,
+            modified: 1,
+            how: "MacBinary",
+        };
+        // A 400 KiB volume: 794 allocation blocks of 512 bytes, 2 × 8 for the trees.
+        let small = [v("A", Some(400 << 10)), v("B", None)];
+        assert!(plan(&small, 100_000, 512, 14_000, Some(&app(778 * 512))).is_ok());
+        let err = plan(&small, 100_000, 512, 14_000, Some(&app(778 * 512 + 1)))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("\"A\"") && err.contains("--no-setup-app"),
+            "{err}"
         );
     }
 }

@@ -7,6 +7,7 @@ pub mod disk;
 pub mod driver;
 pub mod info;
 pub mod init;
+pub mod setup_app;
 pub mod size;
 
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -19,7 +19,7 @@ mod volume;
 
 pub use catalog::{CatFile, CatFolder, CatKey, CatThread, Extent, ExtentRecord, FInfo};
 pub use check::{CheckReport, Problem, check_volume};
-pub use format::{FormatOptions, Geometry, format_volume, geometry_for};
+pub use format::{FormatOptions, Geometry, format_volume, geometry_for, tree_blocks};
 pub use volume::{DirEntry, EntryKind, Fork, NewFile, NewFolder, Volume, VolumeInfo};
 
 use crate::device::DeviceError;
