@@ -121,3 +121,59 @@ fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
         }
     }
 }
+
+/// System 6 without MultiFinder has no `WaitNextEvent`: the application polls with
+/// `SystemTask` + `GetNextEvent` (the model fails a call to an unimplemented trap). Rescan
+/// Bus scans again and redraws.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn without_wait_next_event_and_rescan() {
+    let fork = setup_fork();
+    for cpu in CPUS {
+        let mut m = machine(cpu, false);
+        m.install_toolbox();
+        m.traps_mut().unregister(0xA860);
+        let script = vec![Input::CommandKey('r'), Input::Menu { menu: "File".into(), item: "Quit".into() }];
+        let run = m
+            .launch_application(&Launch { name: b"Ferrite Setup".to_vec(), fork: fork.clone(), script })
+            .unwrap_or_else(|e| panic!("{cpu}: {e}"));
+        let s = &run.screen;
+        let ctx = format!("{cpu}:\n{}", s.transcript());
+        let rows = expected_rows("original SCSI Manager");
+        let mut twice = rows.clone();
+        twice.extend(rows);
+        assert_eq!(s.strings_drawn(), twice, "{ctx}");
+        assert!(s.seen.contains(&Seen::MenuChosen { menu: "File".into(), item: "Rescan Bus".into() }), "{ctx}");
+        assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
+        let counts = &m.stats().trap_counts;
+        assert!(counts.get("GetNextEvent") > Some(&0) && counts.get("SystemTask") > Some(&0), "{cpu}: {counts:?}");
+        assert_eq!(counts.get("WaitNextEvent"), None);
+        m.check_heaps().unwrap();
+    }
+}
+
+/// A Rust panic in the application (here: its window template is missing) shows the
+/// runtime's stop alert with the message, then returns to the Finder.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn a_panic_shows_an_alert_and_returns_to_the_finder() {
+    use retro68_build::rsrc::ResourceFork;
+    let mut fork = ResourceFork::parse(&setup_fork()).unwrap();
+    fork.resources.retain(|r| !(&r.rtype == b"WIND" && r.id == 128));
+    let fork = fork.to_bytes().unwrap();
+    for cpu in CPUS {
+        let mut m = machine(cpu, true);
+        let run = m
+            .launch_application(&Launch { name: b"Ferrite Setup".to_vec(), fork: fork.clone(), script: vec![Input::DialogItem(1)] })
+            .unwrap_or_else(|e| panic!("{cpu}: {e}"));
+        let s = &run.screen;
+        let alerts = s.alerts();
+        let [Seen::Alert { kind: AlertKind::Stop, id: 200, texts, buttons, hit: 1 }] = alerts.as_slice() else {
+            panic!("{cpu}: {}", s.transcript())
+        };
+        assert_eq!(buttons, &["Quit"]);
+        assert!(texts[0].starts_with("Ferrite Setup has to quit: no WIND 128 resource (or no memory) (macrt/src/toolbox.rs:"), "{}", texts[0]);
+        assert_eq!(s.seen.last(), Some(&Seen::Exit));
+        assert!(s.window_titles().is_empty());
+    }
+}

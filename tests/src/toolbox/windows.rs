@@ -94,10 +94,8 @@ pub(crate) fn create(
     if bounds[0] >= bounds[2] || bounds[1] >= bounds[3] {
         return Err(Fault::misuse(call.word, format!("_{}: empty bounds {bounds:?} (top, left, bottom, right)", call.name)));
     }
+    check_behind(m, call, behind)?;
     let front = behind == 0xFFFF_FFFF;
-    if !front && behind != 0 && !m.toolbox().wm.windows.iter().any(|w| w.ptr == behind) {
-        return Err(Fault::misuse(call.word, format!("_{}: behind = ${behind:08X} is neither -1, NIL nor a window", call.name)));
-    }
     let (ptr, owned) = if storage == 0 {
         let p = m
             .new_ptr(ZoneId::Application, record_len, true)
@@ -187,8 +185,13 @@ fn get_new_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let id = f.int(m, 0);
     let storage = f.long(m, 1);
     let behind = f.long(m, 2);
+    let done = m.toolbox().initialized.windows;
+    require(m, call, done, "InitWindows")?;
+    check_behind(m, call, behind)?;
     let Some(d) = m.toolbox().rm.data(b"WIND", id).map(<[u8]>::to_vec) else {
-        return Err(f.misuse(format!("no WIND {id} in the application's resources")));
+        // "If the window template can't be read, GetNewWindow returns NIL" (IM Toolbox
+        // Essentials, Window Manager): the application must check.
+        return f.ret(m, call, Ret::Long(0));
     };
     if d.len() < 19 || d.len() < 19 + d[18] as usize {
         return Err(f.misuse(format!("WIND {id} is truncated ({} bytes)", d.len())));
@@ -201,6 +204,14 @@ fn get_new_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let title = d[19..19 + d[18] as usize].to_vec();
     let w = create(m, call, storage, bounds, title, visible, go_away, refcon, behind, WindowKind::Document, WINDOW_RECORD_LEN)?;
     f.ret(m, call, Ret::Long(w))
+}
+
+/// `behind` must be -1 (in front), NIL (at the back) or a live window.
+fn check_behind(m: &mut Machine, call: &TrapCall, behind: u32) -> Result<(), Fault> {
+    if behind != 0xFFFF_FFFF && behind != 0 && !m.toolbox().wm.windows.iter().any(|w| w.ptr == behind) {
+        return Err(Fault::misuse(call.word, format!("_{}: behind = ${behind:08X} is neither -1, NIL nor a window", call.name)));
+    }
+    Ok(())
 }
 
 /// `DisposeWindow(w)` / `CloseWindow(w)` (caller's storage stays).
