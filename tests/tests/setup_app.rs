@@ -117,7 +117,7 @@ fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
             } else {
                 assert!(calls.iter().any(|c| matches!(c, ScsiCall::Old { name: "SCSISelect", .. })), "{cpu}: no SCSISelect");
             }
-            println!("{cpu} {via}: {} instructions", run.instructions);
+            println!("{cpu} {via}: {} instructions; traps: {:?}", run.instructions, m.stats().trap_counts);
         }
     }
 }
