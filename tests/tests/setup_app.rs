@@ -177,3 +177,45 @@ fn a_panic_shows_an_alert_and_returns_to_the_finder() {
         assert!(s.window_titles().is_empty());
     }
 }
+
+/// The shipped file as independent tools read it: `macunpack` (macutils) unpacks the
+/// MacBinary into the same resource fork, Python `rsrcfork` lists the same resources, and the
+/// verifier accepts the code.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn shipped_file_passes_macunpack_rsrcfork_and_the_verifier() {
+    use std::process::Command;
+    let bin = m68k_file("FerriteSetup.bin");
+    let fork = setup_fork();
+    let dir = std::env::temp_dir().join(format!("ferrite-setup-oracles-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("FerriteSetup.bin"), &bin).unwrap();
+    let out = Command::new("macunpack").arg("-3").arg("FerriteSetup.bin").current_dir(&dir).output().expect("macunpack: run `cargo xtask test`");
+    assert!(out.status.success(), "macunpack: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let rsrc = names.iter().find(|n| n.ends_with(".rsrc")).unwrap_or_else(|| panic!("no .rsrc among {names:?}"));
+    assert_eq!(std::fs::read(dir.join(rsrc)).unwrap(), fork, "macunpack's resource fork");
+
+    let list = r#"
+import sys, rsrcfork
+with rsrcfork.open(sys.argv[1], fork="data") as rf:
+    for t, reses in rf.items():
+        for rid in reses:
+            print(t.decode("mac_roman"), rid)
+"#;
+    let path = dir.join(rsrc);
+    let out = Command::new("python3").arg("-c").arg(list).arg(&path).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut got: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
+    got.sort();
+    for want in ["CODE 0", "CODE 1", "MENU 128", "MENU 129", "MENU 130", "MBAR 128", "WIND 128", "ALRT 128", "ALRT 200", "SIZE -1", "BNDL 128", "FREF 128", "FRRT 0", "ICN# 128", "vers 1"] {
+        assert!(got.iter().any(|g| g == want), "rsrcfork does not list {want}: {got:?}");
+    }
+
+    let img = ferrite_shared::flat::FlatImage::parse(&m68k_file("ferrite-setup.flat")).unwrap();
+    let report = retro68_build::m68k::verify(&img.image[..img.code_len as usize], 0, retro68_build::m68k::Cpu::M68000, &[]);
+    assert!(report.is_clean(), "{report}");
+    assert!(report.instructions > 5000, "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
