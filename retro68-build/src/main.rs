@@ -126,8 +126,22 @@ fn demo(root: &Path, driver: &Path) -> Result<()> {
     let disk = "target/demo/HD00_512.hda";
     ferrite(&["init", disk, "--size", "256M", "--force"])?;
     ferrite(&["add", "--text", disk, "target/demo/Welcome.txt"])?;
-    ferrite(&["boot", disk, "--rom", "scsi43", "--cpu", "68040", "--cat", "Macintosh HD:Welcome.txt"])?;
-    println!("\nxtask demo: {disk} boots in the emulated Quadra and the file came back through the driver.");
+    ferrite(&[
+        "boot",
+        disk,
+        "--rom",
+        "scsi43",
+        "--cpu",
+        "68040",
+        "--cat",
+        "Macintosh HD:Welcome.txt",
+        "--launch",
+        "Macintosh HD:Ferrite Setup",
+    ])?;
+    println!(
+        "\nxtask demo: {disk} boots in the emulated Quadra, the file came back through the driver, and \
+         Ferrite Setup, read from the disk through the driver, ran and listed the SCSI bus."
+    );
     println!("Put it on a BlueSCSI/ZuluSCSI SD card, or see `cargo run --release --bin ferrite -- --help`.");
     Ok(())
 }

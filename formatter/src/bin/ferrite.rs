@@ -136,6 +136,10 @@ enum Cmd {
         /// After booting, read this file through the driver and print it: [VOLUME:]PATH.
         #[arg(long, value_name = "[VOLUME:]PATH")]
         cat: Option<String>,
+        /// After booting, read this application through the driver, launch it in the
+        /// emulated Mac, press ⌘Q and print what its windows showed: [VOLUME:]PATH.
+        #[arg(long, value_name = "[VOLUME:]PATH")]
+        launch: Option<String>,
     },
 }
 
@@ -201,7 +205,15 @@ fn main() -> ExitCode {
             cpu,
             id,
             cat,
-        } => cli::boot::boot(&disk, rom == Rom::Scsi43, cpu, id, cat.as_deref()),
+            launch,
+        } => cli::boot::boot(
+            &disk,
+            rom == Rom::Scsi43,
+            cpu,
+            id,
+            cat.as_deref(),
+            launch.as_deref(),
+        ),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,6 +9,7 @@ use ferrite_emu::file_manager::read_through_driver;
 use ferrite_emu::scsi::{DiskConfig, DiskTarget};
 use ferrite_emu::scsi_manager::{self, ScsiManagerConfig};
 use ferrite_emu::start_manager::{BootConfig, RomGeneration};
+use ferrite_emu::toolbox::{Input, Launch, Seen};
 use ferrite_emu::{CpuModel, Machine};
 use ferrite_formatter::hfs::{Fork, Volume};
 use ferrite_formatter::{BlockDevice, DeviceError, Region};
@@ -59,7 +60,14 @@ impl BlockDevice for DriverDisk<'_> {
     }
 }
 
-pub fn boot(path: &Path, scsi43: bool, cpu: u32, id: Option<u8>, cat: Option<&str>) -> Result<()> {
+pub fn boot(
+    path: &Path,
+    scsi43: bool,
+    cpu: u32,
+    id: Option<u8>,
+    cat: Option<&str>,
+    launch: Option<&str>,
+) -> Result<()> {
     let cpu = match cpu {
         68000 => CpuModel::M68000,
         68040 => CpuModel::M68040,
@@ -126,62 +134,8 @@ pub fn boot(path: &Path, scsi43: bool, cpu: u32, id: Option<u8>, cat: Option<&st
     );
 
     if let Some(spec) = cat {
-        let (vol_name, file_path) = match spec.split_once(':') {
-            Some((v, p)) => (Some(v), p),
-            None => (None, spec),
-        };
-        let slot = disk::choose_volume(&slots, &names, vol_name)?;
-        let name = &names[slot.number - 1];
-        let mounted = report
-            .volumes
-            .iter()
-            .find(|v| &v.name == name)
-            .expect("checked above");
-        let drive = m.drive(mounted.drive as i16).ok_or_else(|| {
-            anyhow!(
-                "drive {} of volume \"{name}\" is gone from the drive queue",
-                mounted.drive
-            )
-        })?;
-        let parts: Vec<Vec<u8>> = file_path
-            .split([':', '/'])
-            .filter(|s| !s.is_empty())
-            .map(|s| disk::mac_name(s, 31, "name"))
-            .collect::<Result<_>>()?;
-        let refs: Vec<&[u8]> = parts.iter().map(|p| p.as_slice()).collect();
-        let mut dev = DriverDisk {
-            m: &mut m,
-            drive,
-            reads: 0,
-        };
-        let (bytes, reads) = {
-            let mut vol = Volume::open(&mut dev)
-                .map_err(|e| anyhow!("opening \"{name}\" through the driver: {e}"))?;
-            let e = vol
-                .lookup_path(&refs)
-                .map_err(|e| anyhow!("volume \"{name}\": {e}"))?;
-            if e.is_folder() {
-                bail!("{name}:{file_path} is a folder: give a file");
-            }
-            let bytes = vol
-                .read_fork(&e, Fork::Data)
-                .map_err(|e| anyhow!("reading {file_path} through the driver: {e}"))?;
-            drop(vol);
-            (bytes, dev.reads)
-        };
-        // The same file read straight from the image must match.
-        let r = Region::new(&mut img, slot.start, slot.blocks).map_err(|e| anyhow!("{e}"))?;
-        let mut host = Volume::open(r).map_err(|e| anyhow!("{e}"))?;
-        let he = host.lookup_path(&refs).map_err(|e| anyhow!("{e}"))?;
-        let direct = host
-            .read_fork(&he, Fork::Data)
-            .map_err(|e| anyhow!("{e}"))?;
-        if direct != bytes {
-            bail!(
-                "{name}:{file_path}: the {} bytes read through the driver differ from the image's",
-                bytes.len()
-            );
-        }
+        let (name, file_path, bytes, reads) =
+            read_file(&mut m, &report, &mut img, &slots, &names, spec, Fork::Data)?;
         println!(
             "\n{name}:{file_path} — {} bytes read through the driver ({reads} _Read calls), identical to the image:\n",
             bytes.len()
@@ -195,5 +149,101 @@ pub fn boot(path: &Path, scsi43: bool, cpu: u32, id: Option<u8>, cat: Option<&st
             println!();
         }
     }
+    if let Some(spec) = launch {
+        let (name, file_path, rsrc, reads) =
+            read_file(&mut m, &report, &mut img, &slots, &names, spec, Fork::Resource)?;
+        println!(
+            "\n{name}:{file_path} — resource fork of {} bytes read through the driver ({reads} _Read calls); launching it, then ⌘Q:\n",
+            rsrc.len()
+        );
+        let app_name = file_path.rsplit([':', '/']).next().unwrap_or(file_path);
+        let run = m
+            .launch_application(&Launch {
+                name: disk::mac_name(app_name, 31, "application name")?,
+                fork: rsrc,
+                script: vec![Input::CommandKey('q')],
+            })
+            .map_err(|e| anyhow!("{file_path} failed in the emulated Mac: {e}"))?;
+        for title in run.screen.window_titles() {
+            println!("  window \"{title}\":");
+        }
+        for line in run.screen.strings_drawn() {
+            println!("    {line}");
+        }
+        println!(
+            "  (quit to the Finder after {} emulated instructions)",
+            run.instructions
+        );
+        if !run.screen.seen.contains(&Seen::Exit) {
+            bail!("{file_path} did not return to the Finder");
+        }
+    }
     Ok(())
+}
+
+/// Read one fork of `[VOLUME:]PATH` through the driver, and check it against the same fork
+/// read straight from the image. Returns the volume name, the path, the bytes and the number
+/// of `_Read` calls.
+fn read_file<'s>(
+    m: &mut Machine,
+    report: &ferrite_emu::start_manager::BootReport,
+    img: &mut ferrite_formatter::image::ImageFile,
+    slots: &[disk::VolumeSlot],
+    names: &[String],
+    spec: &'s str,
+    fork: Fork,
+) -> Result<(String, &'s str, Vec<u8>, u64)> {
+    let (vol_name, file_path) = match spec.split_once(':') {
+        Some((v, p)) => (Some(v), p),
+        None => (None, spec),
+    };
+    let slot = disk::choose_volume(slots, names, vol_name)?;
+    let name = names[slot.number - 1].clone();
+    let mounted = report
+        .volumes
+        .iter()
+        .find(|v| v.name == name)
+        .expect("checked above");
+    let drive = m.drive(mounted.drive as i16).ok_or_else(|| {
+        anyhow!(
+            "drive {} of volume \"{name}\" is gone from the drive queue",
+            mounted.drive
+        )
+    })?;
+    let parts: Vec<Vec<u8>> = file_path
+        .split([':', '/'])
+        .filter(|s| !s.is_empty())
+        .map(|s| disk::mac_name(s, 31, "name"))
+        .collect::<Result<_>>()?;
+    let refs: Vec<&[u8]> = parts.iter().map(|p| p.as_slice()).collect();
+    let mut dev = DriverDisk {
+        m,
+        drive,
+        reads: 0,
+    };
+    let bytes = {
+        let mut vol = Volume::open(&mut dev)
+            .map_err(|e| anyhow!("opening \"{name}\" through the driver: {e}"))?;
+        let e = vol
+            .lookup_path(&refs)
+            .map_err(|e| anyhow!("volume \"{name}\": {e}"))?;
+        if e.is_folder() {
+            bail!("{name}:{file_path} is a folder: give a file");
+        }
+        vol.read_fork(&e, fork)
+            .map_err(|e| anyhow!("reading {file_path} through the driver: {e}"))?
+    };
+    let reads = dev.reads;
+    // The same fork read straight from the image must match.
+    let r = Region::new(img, slot.start, slot.blocks).map_err(|e| anyhow!("{e}"))?;
+    let mut host = Volume::open(r).map_err(|e| anyhow!("{e}"))?;
+    let he = host.lookup_path(&refs).map_err(|e| anyhow!("{e}"))?;
+    let direct = host.read_fork(&he, fork).map_err(|e| anyhow!("{e}"))?;
+    if direct != bytes {
+        bail!(
+            "{name}:{file_path}: the {} bytes read through the driver differ from the image's",
+            bytes.len()
+        );
+    }
+    Ok((name, file_path, bytes, reads))
 }
