@@ -22,6 +22,14 @@
 //! * `M ; Scc <ea>` → `Scc <ea> ; M`, if the two share no register and not
 //!   both access memory.
 //!
+//! * `move %dA,%dB ; Scc %dA` (the Scc overwrites the copy's source) →
+//!   `Scc %dB ; exg %dA,%dB` (see [`scc_exg`]);
+//! * at a join (`Bcc L ; … ; M ; L: Scc …`, the copy of a `select` on the
+//!   fall-through path only, the flags the branch tested read after `L`): on
+//!   the fall-through path the run of Scc (and flag-neutral instructions,
+//!   optionally ending with a Bcc) from `L` is copied before `M`, followed by
+//!   a `bra` past the run (see [`join_repair`]); the branch path is unchanged.
+//!
 //! On both paths `M` still runs last, so registers, memory and the flags
 //! afterwards are as before; only the branch decision uses the producer's
 //! flags, as LLVM intended.
