@@ -441,7 +441,7 @@ fn dbcc_and_scc() {
         0xb081, 0x2e06, 0x56cb, 0xfffa, // cmp ; move.l %d6,%d7 ; dbne %d3,0  -> repaired
         0xb081, 0x2e03, 0x56cb, 0xfff2, // cmp ; move.l %d3,%d7 ; dbne %d3,0  -> counter used
         0xb081, 0x2e06, 0x57c2, // cmp ; move.l %d6,%d7 ; seq %d2 -> swapped
-        0xb081, 0x2e02, 0x57c2, // cmp ; move.l %d2,%d7 ; seq %d2 -> shares %d2: ST/SF form
+        0xb081, 0x2e02, 0x57c2, // cmp ; move.l %d2,%d7 ; seq %d2 -> seq %d7 ; exg %d2,%d7
         0x4e75,
     ];
     let image = code(&w);
@@ -466,64 +466,11 @@ fn dbcc_and_scc() {
     let s = at(r.map(0x1012));
     assert_eq!(s.text, "seq %d2");
     assert_eq!(at(s.end()).text, "move.l %d6,%d7");
-    // cmp ; move.l %d2,%d7 ; seq %d2  ->  cmp ; beq L ; move.l %d2,%d7 ; sf %d2 ; bra N ;
-    // L: move.l %d2,%d7 ; st %d2 ; N: rts
-    let b = at(r.map(0x1018));
-    assert_eq!(b.mnemonic, "beq.s", "{}", b.text);
-    let m1 = at(b.end());
-    assert_eq!(m1.text, "move.l %d2,%d7");
-    let sf = at(m1.end());
-    assert_eq!(sf.text, "sf %d2");
-    let bra = at(sf.end());
-    let l = b.flow.target.unwrap();
-    assert_eq!(l, bra.end(), "the taken path follows the bra");
-    assert_eq!(at(l).text, "move.l %d2,%d7");
-    let st = at(at(l).end());
-    assert_eq!(st.text, "st %d2");
-    assert_eq!(bra.flow.target, Some(st.end()));
-    assert_eq!(at(st.end()).text, "rts");
+    let s = at(r.map(0x1018));
+    assert_eq!(s.text, "seq %d7");
+    assert_eq!(at(s.end()).text, "exg %d2,%d7");
     let v = verify(text, BASE, Cpu::M68000, &[]);
     assert_eq!(v.with_rule(Rule::FlagHazard).count(), 1, "{v}");
-}
-
-/// `cmp ; bne L ; M ; L: bne T` (the second branch is a branch target too): on the
-/// fall-through path it reads M's flags. The repair decides on the compare's flags and keeps
-/// the conditional at L for the path that jumps there.
-#[test]
-fn consumer_at_a_branch_target() {
-    let w = [
-        0xb081, // 1000 cmp.l %d1,%d0
-        0x6602, // 1002 bne.s 1006
-        0x2609, // 1004 move.l %a1,%d3
-        0x6602, // 1006 bne.s 100a
-        0x2848, // 1008 movea.l %a0,%a4
-        0x4e75, // 100a rts
-    ];
-    let image = code(&w);
-    let len = image.len() as u32;
-    let v = verify(&image, BASE, Cpu::M68000, &[]);
-    assert_eq!(v.with_rule(Rule::FlagHazard).map(|f| f.addr).collect::<Vec<_>>(), vec![0x1006], "{v}");
-    let syms = [Symbol { name: "f".into(), addr: BASE, size: len }];
-    let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
-    assert_eq!(rep.repaired, vec![(0x1004, 0x1006)]);
-    assert!(rep.unrepaired.is_empty());
-    let text = &r.image[..r.code_len as usize];
-    let at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
-    // 1002: bne.s K (the kept conditional) ; bne.s T' ; move.l %a1,%d3 ; bra.s N ; K: bne.s 100a ; N: movea
-    let first = at(r.map(0x1002));
-    let kept = first.flow.target.unwrap();
-    assert_eq!(kept, r.map(0x1006), "the jump to L still reaches the kept conditional");
-    let decide = at(first.end());
-    assert_eq!(decide.mnemonic, "bne.s");
-    assert_eq!(at(decide.end()).text, "move.l %a1,%d3");
-    let skip = at(at(decide.end()).end());
-    assert_eq!(skip.mnemonic, "bra.s");
-    assert_eq!(skip.flow.target, Some(r.map(0x1008)), "the fall-through path skips the kept conditional");
-    assert_eq!(at(kept).flow.target, Some(r.map(0x100a)));
-    let t = decide.flow.target.unwrap();
-    assert_eq!(at(t).text, "move.l %a1,%d3", "trampoline");
-    assert_eq!(at(at(t).end()).flow.target, Some(r.map(0x100a)));
-    assert!(verify(text, BASE, Cpu::M68000, &[]).is_clean());
 }
 
 /// Copies separated from the branch by flag-neutral instructions need
@@ -593,4 +540,93 @@ fn gaps_and_chains() {
         p = i.end();
     }
     assert_eq!(seen, vec!["move.l %d6,%d7", "move.l %d4,%d5"]);
+}
+
+/// A hazard at a join: the copy of a `select` on the fall-through path
+/// before an Scc and a Bcc that read the flags the branch tested.
+#[test]
+fn join_hazards() {
+    let w = [
+        0x0c06, 0x0000, // 1000: cmpi.b #0,%d6
+        0x6a02, //         1004: bpl.s 1008
+        0x1003, //         1006: move.b %d3,%d0   (fall-through path only)
+        0x5ec7, //         1008: sgt %d7          (join)
+        0x5bc4, //         100a: smi %d4
+        0x4e75, //         100c: rts
+        0xb081, //         100e: cmp.l %d1,%d0
+        0x6502, //         1010: bcs.s 1014
+        0x2203, //         1012: move.l %d3,%d1
+        0x55c3, //         1014: scs %d3          (join, shares %d3)
+        0x6ef6, //         1016: bgt.s 100e
+        0x4e75, //         1018: rts
+    ];
+    let image = code(&w);
+    let len = image.len() as u32;
+    let syms = [Symbol {
+        name: "f".into(),
+        addr: BASE,
+        size: len,
+    }];
+    let before = verify(&image, BASE, Cpu::M68000, &syms);
+    assert_eq!(before.with_rule(Rule::FlagHazard).count(), 4, "{before}");
+    let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
+    assert!(rep.unrepaired.is_empty(), "{rep}");
+    let text = &r.image[..r.code_len as usize];
+    let at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
+    // Fall-through path: sgt ; smi ; move.b ; bra past the run.
+    let a = r.map(0x1006);
+    let run: Vec<String> = (0..3)
+        .scan(a, |p, _| {
+            let i = at(*p);
+            *p = i.end();
+            Some(i.text)
+        })
+        .collect();
+    assert_eq!(run, ["sgt %d7", "smi %d4", "move.b %d3,%d0"]);
+    let bra = at(at(at(at(a).end()).end()).end());
+    assert_eq!(bra.flow.target, Some(r.map(0x100c)));
+    // The branch path still reaches the original run.
+    assert_eq!(at(r.map(0x1004)).flow.target, Some(r.map(0x1008)));
+    assert_eq!(at(r.map(0x1008)).text, "sgt %d7");
+    // Second join: scs %d1 ; exg ; then the Bcc with its trampoline.
+    let a = r.map(0x1012);
+    assert_eq!(at(a).text, "scs %d1");
+    let b = at(at(a).end());
+    assert!(b.mnemonic.starts_with("bgt"), "{}", b.text);
+    let e = at(b.end());
+    assert_eq!(e.text, "exg %d3,%d1");
+    assert_eq!(at(e.end()).flow.target, Some(r.map(0x1018)));
+    let t = b.flow.target.unwrap();
+    assert_eq!(at(t).text, "exg %d3,%d1");
+    assert_eq!(at(at(t).end()).flow.target, Some(r.map(0x100e)));
+    let after = verify(text, BASE, Cpu::M68000, &[]);
+    assert_eq!(after.with_rule(Rule::FlagHazard).count(), 0, "{after}");
+}
+
+/// Ferrite Setup's size formatting: `cmp ; bne L ; M ; L: bne T` — the second branch is a join
+/// whose fall-through path reads the copy's flags. Found, repaired, and clean afterwards.
+#[test]
+fn consumer_at_a_branch_target() {
+    let w = [
+        0xb081, // 1000 cmp.l %d1,%d0
+        0x6602, // 1002 bne.s 1006
+        0x2609, // 1004 move.l %a1,%d3
+        0x6602, // 1006 bne.s 100a
+        0x2848, // 1008 movea.l %a0,%a4
+        0x4e75, // 100a rts
+    ];
+    let image = code(&w);
+    let len = image.len() as u32;
+    let v = verify(&image, BASE, Cpu::M68000, &[]);
+    assert_eq!(v.with_rule(Rule::FlagHazard).map(|f| f.addr).collect::<Vec<_>>(), vec![0x1006], "{v}");
+    let syms = [Symbol { name: "f".into(), addr: BASE, size: len }];
+    let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
+    assert_eq!(rep.repaired.len(), 1, "{rep:?}");
+    assert!(rep.unrepaired.is_empty());
+    let text = &r.image[..r.code_len as usize];
+    assert!(verify(text, BASE, Cpu::M68000, &[]).is_clean());
+    // The path that jumps to the join still finds its conditional there.
+    let at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
+    let first = at(r.map(0x1002));
+    assert_eq!(at(first.flow.target.unwrap()).mnemonic, "bne.s");
 }

@@ -1,5 +1,6 @@
 //! Run one codegen case in the emulator and show the outcome (debugging aid).
-//! With a third argument `diff`, also print the first differing bytes (host vs. 68k).
+//! With a third argument `diff`, also print the first differing bytes (host vs. 68k); with
+//! `dump`, both outputs in hex.
 use ferrite_emu::CpuModel;
 use ferrite_emu::conformance::{SuiteRunner, host_output};
 use ferrite_shared::flat::FlatImage;
@@ -16,6 +17,11 @@ fn main() {
     match got {
         Ok(g) => {
             println!("{name}: {} bytes, equal: {}, instructions {}", g.len(), g == want, stats.0);
+            if args.get(3).map(String::as_str) == Some("dump") {
+                let hex = |v: &[u8]| v.iter().map(|b| format!("{b:02x}")).collect::<String>();
+                println!("host {}", hex(&want));
+                println!("m68k {}", hex(&g));
+            }
             if args.get(3).map(String::as_str) == Some("diff") {
                 let diffs = (0..g.len().max(want.len())).filter(|&i| want.get(i) != g.get(i));
                 for i in diffs.take(40) {

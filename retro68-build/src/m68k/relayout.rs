@@ -18,12 +18,17 @@
 //! it is executed before `M`:
 //!
 //! * `M ; Bcc T`  →  `Bcc T' ; M` and, after the function, `T': M ; bra T`;
-//!   when other code also jumps to the `Bcc` (`cmp ; bne L ; M ; L: Bcc T`), it stays
-//!   for them: `Bcc T' ; M ; bra N ; L: Bcc T ; N:`;
 //! * `M ; DBcc Dn,T` → the same, if `M` does not mention `Dn`;
 //! * `M ; Scc <ea>` → `Scc <ea> ; M`, if the two share no register and not
-//!   both access memory; otherwise (or when other code jumps to the `Scc`)
-//!   `Bcc L ; M ; SF <ea> ; bra N ; L: M ; ST <ea> ; N:` (ST/SF read no flags).
+//!   both access memory.
+//!
+//! * `move %dA,%dB ; Scc %dA` (the Scc overwrites the copy's source) →
+//!   `Scc %dB ; exg %dA,%dB` (see [`scc_exg`]);
+//! * at a join (`Bcc L ; … ; M ; L: Scc …`, the copy of a `select` on the
+//!   fall-through path only, the flags the branch tested read after `L`): on
+//!   the fall-through path the run of Scc (and flag-neutral instructions,
+//!   optionally ending with a Bcc) from `L` is copied before `M`, followed by
+//!   a `bra` past the run (see [`join_repair`]); the branch path is unchanged.
 //!
 //! On both paths `M` still runs last, so registers, memory and the flags
 //! afterwards are as before; only the branch decision uses the producer's
@@ -862,6 +867,133 @@ fn operands(text: &str) -> &str {
     text.split_once(' ').map(|(_, o)| o).unwrap_or("")
 }
 
+/// `move.{b,w,l} %dA,%dB` (data register to data register): `(A, B)`.
+fn copy_regs(m: &Insn) -> Option<(u16, u16)> {
+    let w = m.words[0];
+    let size_ok = matches!(w >> 12, 1..=3);
+    // MOVE: 00ss RRR MMM mmm rrr, destination mode MMM, source mode mmm.
+    (m.len == 2 && size_ok && (w >> 6) & 7 == 0 && (w >> 3) & 7 == 0)
+        .then_some((w & 7, (w >> 9) & 7))
+}
+
+/// The data register of `Scc %dN`.
+fn scc_dreg(c: &Insn) -> Option<u16> {
+    let w = c.words[0];
+    (matches!(c.kind, Kind::Scc(_)) && (w >> 3) & 7 == 0).then_some(w & 7)
+}
+
+/// `Scc %dB ; exg %dA,%dB`: the condition into the copy's destination, then
+/// the registers swapped, for `move %dA,%dB ; Scc %dA`. `%dB` ends up as the
+/// copy made it and the low byte of `%dA` as the Scc set it; the upper bytes of
+/// `%dA` differ, but an Scc result is an 8-bit value (LLVM's M68k data
+/// registers have a single register unit, so the byte definition ends every
+/// wider value the register held), and the flags stay the producer's.
+fn scc_exg(c: &Insn, a: u16, b: u16) -> Vec<u8> {
+    let scc = (c.words[0] & 0xFFF8) | b;
+    let exg = 0xC140 | (a << 9) | b;
+    [scc, exg].iter().flat_map(|w| w.to_be_bytes()).collect()
+}
+
+/// The repair of a join hazard: the copy `insns[mi]` falls through into a
+/// block that a conditional branch also enters; from `insns[mi + 1]` through
+/// the conditional `insns[ci]` come Scc and flag-neutral straight-line
+/// instructions, and possibly one Bcc that ends the run. On the fall-through
+/// path the run is executed (copied) before the copy, then a `bra` skips the
+/// original run; the branch path is unchanged. A Bcc at the end becomes
+/// `Bcc T'` with a trampoline `T': copy ; bra T` (pushed to `tramp`). An Scc
+/// that writes the copy's source register uses `Scc %dB ; exg` ([`scc_exg`]).
+fn join_repair(
+    insns: &[Insn],
+    mi: usize,
+    ci: usize,
+    label: u32,
+    tramp: &mut Vec<Piece>,
+) -> Result<Vec<Piece>, String> {
+    let m = &insns[mi];
+    let neutral = |i: &Insn| {
+        i.flow.falls_through
+            && i.flow.target.is_none()
+            && i.flow.abs_target.is_none()
+            && !i.flow.is_call
+            && !i.flow.is_indirect
+            && i.flags.class == FlagClass::None
+            && i.reads.is_empty()
+    };
+    // The run: Scc and flag-neutral instructions, at most 6, through `ci`,
+    // then optionally one Bcc.
+    let mut end = mi + 1;
+    let mut bcc = None;
+    while end < insns.len() && end - mi <= 6 && insns[end - 1].end() == insns[end].addr {
+        let i = &insns[end];
+        if matches!(i.kind, Kind::Scc(_)) || (neutral(i) && end < ci) {
+            end += 1;
+        } else if matches!(i.kind, Kind::Bcc(..)) && i.cond().is_some() {
+            bcc = Some(end);
+            end += 1;
+            break;
+        } else {
+            break;
+        }
+    }
+    if end <= ci {
+        return Err(format!("`{}` at a join cannot be moved before the copy", insns[end.min(ci)].text));
+    }
+    if let Some(next) = insns.get(end)
+        && !next.reads.is_empty()
+        && bcc.is_none()
+    {
+        return Err(format!("`{}` after the run at a join also reads the flags", next.text));
+    }
+    let run = &insns[mi + 1..end];
+    let mr = regs(operands(&m.text));
+    let mut exg = None;
+    let mut with = Vec::new();
+    for (k, s) in run.iter().enumerate() {
+        if Some(mi + 1 + k) == bcc {
+            with.push(Piece::Branch {
+                cond: (s.words[0] >> 8) & 15,
+                target: Target::Label(label),
+            });
+            continue;
+        }
+        let sr = regs(operands(&s.text));
+        if let Some((a, b)) = copy_regs(m)
+            && scc_dreg(s) == Some(a)
+            && exg.is_none()
+        {
+            with.push(Piece::Bytes(((s.words[0] & 0xFFF8) | b).to_be_bytes().to_vec()));
+            exg = Some((a, b));
+            continue;
+        }
+        if let Some(r) = mr.intersection(&sr).next() {
+            return Err(format!("`{}` and `{}` share %{r}", m.text, s.text));
+        }
+        if m.text.contains('(') && s.text.contains('(') {
+            return Err(format!("`{}` and `{}` both access memory", m.text, s.text));
+        }
+        with.push(Piece::Copy(s.addr));
+    }
+    let copy = |moved: bool| match exg {
+        Some((a, b)) => Piece::Bytes((0xC140 | (a << 9) | b).to_be_bytes().to_vec()),
+        None if moved => Piece::Insn(m.addr),
+        None => Piece::Copy(m.addr),
+    };
+    with.push(copy(true));
+    with.push(Piece::Branch {
+        cond: 0,
+        target: Target::Old(run.last().expect("run").end()),
+    });
+    if let Some(bi) = bcc {
+        tramp.push(Piece::Label(label));
+        tramp.push(copy(false));
+        tramp.push(Piece::Branch {
+            cond: 0,
+            target: Target::Old(insns[bi].flow.target.expect("branch")),
+        });
+    }
+    Ok(with)
+}
+
 /// Repairs the flag hazards of the linked image (see the module docs).
 ///
 /// `functions` are used to place trampolines right after the function that
@@ -886,12 +1018,36 @@ fn repair_pass(
     // Trampolines by insertion offset.
     let mut tramps: BTreeMap<u32, Vec<Piece>> = BTreeMap::new();
     let mut next_label = 0u32;
-    // Addresses something jumps to: a consumer there must stay for the other paths.
-    let targets: BTreeSet<u32> = insns
-        .iter()
-        .flat_map(|i| i.flow.target.into_iter().chain(i.flow.abs_target))
-        .chain(functions.iter().map(|f| f.addr))
-        .collect();
+    // Branch targets (joins), and the copies of join hazards already handled.
+    let targets: BTreeSet<u32> = insns.iter().filter_map(|i| i.flow.target).collect();
+    let mut joined: BTreeSet<u32> = BTreeSet::new();
+    // Where the trampoline goes: after the containing function if its
+    // last instruction does not fall through, else after the next
+    // instruction that does not fall through, else at the end of text.
+    let tramp_at_of = |c_addr: u32, ci: usize| -> u32 {
+        let f = functions
+            .iter()
+            .filter(|f| f.size > 0 && f.addr <= c_addr && c_addr - f.addr < f.size)
+            .max_by_key(|f| f.addr);
+        if let Some(f) = f {
+            let end = f.addr + f.size;
+            if end <= text_end
+                && (end == text_end || index.contains_key(&end))
+                && let Some((_, &li)) = index.range(..end).next_back()
+                && insns[li].end() == end
+                && !insns[li].flow.falls_through
+            {
+                return end - base;
+            }
+        }
+        // Otherwise after the first instruction from here on that does
+        // not fall through (`rts`, `bra`, `jmp`, …).
+        insns[ci..]
+            .iter()
+            .find(|i| !i.flow.falls_through)
+            .map(|i| i.end() - base)
+            .unwrap_or(code_len)
+    };
 
     for (m_addr, c_addr) in hazards(code, base, functions) {
         let mut skip = |why: String| {
@@ -906,6 +1062,33 @@ fn repair_pass(
             continue;
         };
         let (m, c) = (&insns[mi], &insns[ci]);
+        // A join: the conditional's block starts after the copy (a branch
+        // targets the instruction after the copy or one up to the
+        // conditional), so the copy is only on the fall-through path.
+        if insns[mi + 1..=ci].iter().any(|i| targets.contains(&i.addr)) {
+            if !joined.insert(m_addr) {
+                // Repaired with an earlier conditional of the same run.
+                report.repaired.push((m_addr, c_addr));
+                continue;
+            }
+            let mut tramp = Vec::new();
+            match join_repair(insns, mi, ci, next_label, &mut tramp) {
+                Ok(with) => {
+                    edits.push(Edit {
+                        offset: m_addr - base,
+                        len: m.len as u32,
+                        with,
+                    });
+                    if !tramp.is_empty() {
+                        next_label += 1;
+                        tramps.entry(tramp_at_of(c_addr, ci)).or_default().extend(tramp);
+                    }
+                    report.repaired.push((m_addr, c_addr));
+                }
+                Err(why) => skip(why),
+            }
+            continue;
+        }
         // Instructions between the copy and the conditional (flag-neutral,
         // since the copy is the last flag writer).
         let between = &insns[mi + 1..ci];
@@ -939,33 +1122,7 @@ fn repair_pass(
             skip("the copy does not immediately precede the conditional".into());
             continue;
         }
-        // Where the trampoline goes: after the containing function if its
-        // last instruction does not fall through, else after the next
-        // instruction that does not fall through, else at the end of text.
-        let tramp_at = || -> u32 {
-            let f = functions
-                .iter()
-                .filter(|f| f.size > 0 && f.addr <= c_addr && c_addr - f.addr < f.size)
-                .max_by_key(|f| f.addr);
-            if let Some(f) = f {
-                let end = f.addr + f.size;
-                if end <= text_end
-                    && (end == text_end || index.contains_key(&end))
-                    && let Some((_, &li)) = index.range(..end).next_back()
-                    && insns[li].end() == end
-                    && !insns[li].flow.falls_through
-                {
-                    return end - base;
-                }
-            }
-            // Otherwise after the first instruction from here on that does
-            // not fall through (`rts`, `bra`, `jmp`, …).
-            insns[ci..]
-                .iter()
-                .find(|i| !i.flow.falls_through)
-                .map(|i| i.end() - base)
-                .unwrap_or(code_len)
-        };
+        let tramp_at = || tramp_at_of(c_addr, ci);
         let whole = Edit {
             offset: m_addr - base,
             len: (c.end() - m_addr),
@@ -1000,17 +1157,6 @@ fn repair_pass(
                 }
                 next_label += 1;
                 with.extend(insns[mi..ci].iter().map(|i| Piece::Insn(i.addr)));
-                if targets.contains(&c_addr) {
-                    // `cmp ; bne L ; M ; L: bcc T`: the paths that jump to L must still find
-                    // the conditional there, without M; the fall-through path, which has
-                    // decided already, jumps over it.
-                    if matches!(c.kind, Kind::DBcc(_)) {
-                        skip("a DBcc that is also a branch target".into());
-                        continue;
-                    }
-                    with.push(Piece::Branch { cond: 0, target: Target::Old(c.end()) });
-                    with.push(Piece::Insn(c_addr));
-                }
                 edits.push(Edit { with, ..whole });
                 let t = tramps.entry(tramp_at()).or_default();
                 t.push(Piece::Label(label));
@@ -1020,46 +1166,31 @@ fn repair_pass(
                     target: Target::Old(target),
                 });
             }
-            Kind::Scc(cond) => {
+            Kind::Scc(_) => {
                 let (mr, sr) = (regs(operands(&m.text)), regs(operands(&c.text)));
-                let shared = mr.intersection(&sr).next().is_some();
-                let both_memory = m.text.contains('(') && c.text.contains('(');
-                if !shared && !both_memory && !targets.contains(&c_addr) {
+                if let Some((a, b)) = copy_regs(m)
+                    && scc_dreg(c) == Some(a)
+                {
+                    // `move %dA,%dB ; Scc %dA` → `Scc %dB ; exg %dA,%dB`.
                     edits.push(Edit {
-                        with: vec![Piece::Insn(c_addr), Piece::Insn(m_addr)],
+                        with: vec![Piece::Bytes(scc_exg(c, a, b))],
                         ..whole
                     });
-                } else {
-                    // `M ; Scc ea` where the two cannot swap (M reads what Scc writes) or
-                    // other code jumps to the Scc: decide on the producer's flags, then run
-                    // M and set the byte with ST/SF (which read no flags):
-                    // `Bcc L ; M ; SF ea ; bra N ; L: M ; ST ea ; N:` (+ the kept `Scc`
-                    // for the other paths, jumped over).
-                    if c.text.contains("%pc") || c.words.len() > 2 {
-                        skip(format!("`{}`: only register and (d16,An) forms are rewritten", c.text));
-                        continue;
-                    }
-                    let with_cond = |cc: u16| -> Vec<u8> {
-                        let mut w = c.words.clone();
-                        w[0] = (w[0] & !0x0F00) | (cc << 8);
-                        w.iter().flat_map(|x| x.to_be_bytes()).collect()
-                    };
-                    let (taken, done) = (next_label, next_label + 1);
-                    next_label += 2;
-                    let mut with = vec![Piece::Branch { cond: cond.bits(), target: Target::Label(taken) }];
-                    with.extend(insns[mi..ci].iter().map(|i| Piece::Insn(i.addr)));
-                    with.push(Piece::Bytes(with_cond(1)));
-                    with.push(Piece::Branch { cond: 0, target: Target::Label(done) });
-                    with.push(Piece::Label(taken));
-                    with.extend(insns[mi..ci].iter().map(|i| Piece::Copy(i.addr)));
-                    with.push(Piece::Bytes(with_cond(0)));
-                    if targets.contains(&c_addr) {
-                        with.push(Piece::Branch { cond: 0, target: Target::Label(done) });
-                        with.push(Piece::Insn(c_addr));
-                    }
-                    with.push(Piece::Label(done));
-                    edits.push(Edit { with, ..whole });
+                    report.repaired.push((m_addr, c_addr));
+                    continue;
                 }
+                if let Some(r) = mr.intersection(&sr).next() {
+                    skip(format!("`{}` and `{}` share %{r}", m.text, c.text));
+                    continue;
+                }
+                if m.text.contains('(') && c.text.contains('(') {
+                    skip(format!("`{}` and `{}` both access memory", m.text, c.text));
+                    continue;
+                }
+                edits.push(Edit {
+                    with: vec![Piece::Insn(c_addr), Piece::Insn(m_addr)],
+                    ..whole
+                });
             }
             _ => {
                 skip(format!("`{}` is not a Bcc, DBcc or Scc", c.text));

@@ -365,6 +365,12 @@ fn leaders(sw: &Sweep, symbols: &[Symbol]) -> BTreeSet<u32> {
 fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, u32, String, String)> {
     let leaders = leaders(sw, symbols);
     let insns = &sw.insns;
+    // Targets of conditional branches: their flags are live into the target.
+    let cond_targets: BTreeSet<u32> = insns
+        .iter()
+        .filter(|i| matches!(i.kind, Kind::Bcc(..)) && i.cond().is_some())
+        .filter_map(|i| i.flow.target)
+        .collect();
     let mut out = Vec::new();
     for (i, cond_insn) in insns.iter().enumerate() {
         let Some(cond) = cond_insn.cond() else {
@@ -374,6 +380,24 @@ fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, u32, String, String
 
         // The last writer of any bit the condition reads, within the block.
         let Some(w) = last_writer(insns, &leaders, i, reads) else {
+            if let Some((w, b)) = join_writer(insns, &leaders, &cond_targets, i, reads) {
+                let writer = &insns[w];
+                out.push((
+                    writer.addr,
+                    cond_insn.addr,
+                    cond_insn.text.clone(),
+                    format!(
+                        "condition `{}` at a join reads flags that the fall-through path took from \
+                         `{}` at {:#x}, while a conditional branch to {:#x} brings the flags it \
+                         tested (LLVM M68k put a register copy of a `select` between the compare \
+                         and a later use of its flags)",
+                        cond.name(),
+                        writer.text,
+                        writer.addr,
+                        insns[b].addr
+                    ),
+                ));
+            }
             continue;
         };
         let writer = &insns[w];
@@ -419,23 +443,46 @@ fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, u32, String, String
     out
 }
 
-/// Index of the last instruction before `i` that writes any bit of `bits`, on the
-/// fall-through path into `i`: within `i`'s basic block, and also when `i` itself starts a
-/// block (a branch target) that its predecessor falls into. (`cmp ; bne L ; move ; L: bne`:
-/// on the fall-through path the second `bne` reads the `move`'s flags.)
+/// Index of the last instruction before `i` in the same basic block that
+/// writes any bit of `bits`.
 fn last_writer(insns: &[Insn], leaders: &BTreeSet<u32>, i: usize, bits: Ccr) -> Option<usize> {
     let mut j = i;
-    while j > 0 && (j == i || !leaders.contains(&insns[j].addr)) {
-        let prev = &insns[j - 1];
-        if j == i && (!prev.flow.falls_through || prev.end() != insns[i].addr) {
-            return None;
-        }
+    while j > 0 && !leaders.contains(&insns[j].addr) {
         j -= 1;
         if insns[j].flags.writes.intersects(bits) {
             return Some(j);
         }
     }
     None
+}
+
+/// For a conditional at `i` whose block (starting at `b`, a leader) writes no
+/// bit it reads: if a conditional branch targets `b` (so the flags the branch
+/// tested are live into the block) and the fall-through predecessor of `b` is
+/// a MOVE/MOVEQ/CLR that writes one of those bits, that copy's index and `b`.
+fn join_writer(
+    insns: &[Insn],
+    leaders: &BTreeSet<u32>,
+    cond_targets: &BTreeSet<u32>,
+    i: usize,
+    bits: Ccr,
+) -> Option<(usize, usize)> {
+    let mut b = i;
+    while !leaders.contains(&insns[b].addr) {
+        if b == 0 {
+            return None;
+        }
+        b -= 1;
+    }
+    if b == 0 || !cond_targets.contains(&insns[b].addr) {
+        return None;
+    }
+    let p = &insns[b - 1];
+    (p.flow.falls_through
+        && p.end() == insns[b].addr
+        && p.flags.class == FlagClass::Copy
+        && p.flags.writes.intersects(bits))
+    .then_some((b - 1, b))
 }
 
 /// Looks back from the copy at `w` for an arithmetic flag producer (writing

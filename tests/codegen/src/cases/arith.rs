@@ -233,7 +233,9 @@ macro_rules! int_common {
                 o.u8(a.trailing_ones() as u8);
                 a.swap_bytes().emit(o);
                 a.reverse_bits().emit(o);
-                a.to_be().emit(o);
+                // `to_be` is the identity on the 68k and a byte swap on a little-endian host:
+                // its value is target-dependent, its native-endian bytes are not.
+                o.bytes(&a.to_be().to_ne_bytes());
                 T::from_le_bytes(a.to_be_bytes()).emit(o);
             }
         }
