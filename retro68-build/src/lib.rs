@@ -8,3 +8,4 @@ pub mod pipeline;
 pub mod prereq;
 pub mod rsrc;
 pub mod stackidx;
+pub mod wideshift;

@@ -177,7 +177,9 @@ fn parse_rhs(rhs: &str, off: usize) -> Option<Inst<'_>> {
 /// slot reaches the M68k instruction selector as `FrameIndex + register` (module docs).
 pub fn launder_ir(ll: &str) -> Result<(String, LaunderStats)> {
     let mut stats = LaunderStats::default();
-    let (ll_mulo, mulos) = widen_mulo(ll)?;
+    // 128-bit shifts by a variable amount (`crate::wideshift`).
+    let (ll_wide, _) = crate::wideshift::split_i128_shifts(ll)?;
+    let (ll_mulo, mulos) = widen_mulo(&ll_wide)?;
     stats.mulos = mulos;
     let (ll_sret, srets) = sret_inreg(&ll_mulo);
     stats.srets = srets;
