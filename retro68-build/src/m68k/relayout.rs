@@ -1095,6 +1095,35 @@ pub fn repair_flag_hazards(
         report.unrepaired = rep.unrepaired;
         relaid = relaid.then(next);
     }
+    // Then the hazards across joins (the not-taken arm of a select), see `super::join`.
+    let syms: Vec<Symbol> = functions
+        .iter()
+        .map(|f| {
+            let a = relaid.map(f.addr);
+            let size = if f.size == 0 { 0 } else { relaid.map(f.addr + f.size) - a };
+            Symbol { name: f.name.clone(), addr: a, size }
+        })
+        .collect();
+    let (next, join) = super::join::repair_join_hazards(
+        &relaid.image,
+        base,
+        relaid.code_len,
+        bss_len,
+        &relaid.abs32,
+        &syms,
+    )?;
+    if !join.repaired.is_empty() {
+        report.repaired.extend(join.repaired);
+        report.unrepaired.extend(join.unrepaired.into_iter().map(|u| Unrepaired {
+            copy: next.map(u.copy),
+            consumer: next.map(u.consumer),
+            why: u.why,
+        }));
+        report.passes += 1;
+        relaid = relaid.then(next);
+    } else {
+        report.unrepaired.extend(join.unrepaired);
+    }
     report.growth = relaid.code_len - code_len;
     Ok((relaid, report))
 }

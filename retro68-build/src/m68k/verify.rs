@@ -320,6 +320,18 @@ pub fn verify(code: &[u8], base: u32, cpu: Cpu, symbols: &[Symbol]) -> VerifyRep
     for (_, addr, text, message) in flag_hazards(&sw, symbols) {
         add(addr, &text, Rule::FlagHazard, message);
     }
+    for h in super::join::join_hazards_in(&sw, symbols) {
+        if let Some(c) = sw.insns.iter().find(|i| i.addr == h.consumers[0]) {
+            let message = format!(
+                "condition `{}` at a join reads flags that, on the path falling through `b{}` at {:#x}, come from the copy at {:#x} (LLVM M68k put a select's register copy between the compare and this conditional)",
+                c.cond().map_or("?", |c| c.name()),
+                h.cond.name(),
+                h.branch,
+                h.copy
+            );
+            add(c.addr, &c.text, Rule::FlagHazard, message);
+        }
+    }
 
     findings.sort_by_key(|f| (f.addr, f.rule));
     VerifyReport {
