@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::decode::{Ccr, Cond, FlagClass, Insn, Kind};
 use super::relayout::{Edit, Piece, Relaid, RelayoutError, Target, Unrepaired, relayout};
-use super::verify::{Symbol, Sweep, sweep};
+use super::verify::{Symbol, Sweep, flag_hazards, sweep};
 
 /// At most this many instructions in the fall-through block `F`.
 const MAX_COPIES: usize = 8;
@@ -348,6 +348,179 @@ pub fn repair_join_hazards(
     Ok((relaid, report))
 }
 
+/// A conditional whose flags come, on some path, from register copies (MOVE/MOVEQ/CLR)
+/// and, on another path, from an arithmetic flag producer: LLVM meant the producer's
+/// flags on every path (its register copies do not define the CCR), the copies clobber
+/// them. Found by walking back from the conditional through the control-flow graph, past
+/// flag-neutral instructions and copies, up to the first arithmetic writer on each path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathHazard {
+    /// The conditional.
+    pub consumer: u32,
+    /// Every copy between a producer and the conditional, on any path.
+    pub copies: Vec<u32>,
+    /// The producers reached.
+    pub producers: Vec<u32>,
+}
+
+/// At most this many instructions visited walking back from one conditional.
+const MAX_WALK: usize = 256;
+
+fn find_paths(sw: &Sweep, symbols: &[Symbol], extra_entries: &BTreeSet<u32>) -> Vec<PathHazard> {
+    let insns = &sw.insns;
+    let in_block: BTreeSet<u32> = flag_hazards(sw, symbols).into_iter().map(|h| h.1).collect();
+    // Entries not explained by a branch in the code: symbols, restarts, absolute targets.
+    let mut opaque: BTreeSet<u32> = sw.restarts.clone();
+    opaque.extend(symbols.iter().map(|s| s.addr));
+    opaque.extend(extra_entries.iter().copied());
+    let mut preds: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, x) in insns.iter().enumerate() {
+        if let Some(t) = x.flow.target {
+            if x.flow.is_call {
+                opaque.insert(t);
+            } else {
+                preds.entry(t).or_default().push(i);
+            }
+        }
+        opaque.extend(x.flow.abs_target);
+    }
+    let mut out = Vec::new();
+    for (ci, c) in insns.iter().enumerate() {
+        let Some(cond) = c.cond() else { continue };
+        let bits = cond.reads();
+        if !bits.intersects(Ccr::NZVC) {
+            continue;
+        }
+        let mut copies = BTreeSet::new();
+        let mut producers = BTreeSet::new();
+        let (mut direct_copy, mut direct_arith) = (false, false);
+        let mut unknown = false;
+        let mut seen = BTreeSet::new();
+        // Work list: (instruction index, already behind a copy on this path).
+        let mut work = vec![(ci, false)];
+        while let Some((j, behind)) = work.pop() {
+            if seen.len() > MAX_WALK {
+                unknown = true;
+                break;
+            }
+            let x = &insns[j];
+            if opaque.contains(&x.addr) {
+                unknown = true;
+                break;
+            }
+            let mut ps: Vec<usize> = preds.get(&x.addr).cloned().unwrap_or_default();
+            if j > 0 && insns[j - 1].end() == x.addr && insns[j - 1].flow.falls_through {
+                ps.push(j - 1);
+            }
+            if ps.is_empty() {
+                unknown = true;
+                break;
+            }
+            for p in ps {
+                if !seen.insert((p, behind)) {
+                    continue;
+                }
+                let y = &insns[p];
+                if y.flags.class == FlagClass::Unknown {
+                    unknown = true;
+                } else if y.flags.writes.intersects(bits) {
+                    if y.flags.class == FlagClass::Copy {
+                        copies.insert(y.addr);
+                        direct_copy |= !behind;
+                        work.push((p, true));
+                    } else {
+                        producers.insert(y.addr);
+                        direct_arith |= !behind;
+                    }
+                } else {
+                    work.push((p, behind));
+                }
+            }
+            if unknown {
+                break;
+            }
+        }
+        // Certain: one path delivers a copy's flags, another a producer's. Or a copy's
+        // flags on every path while the conditional reads V or C (which a copy clears) or
+        // the per-block rule saw a producer whose flags nothing used.
+        let hazard = direct_copy
+            && !producers.is_empty()
+            && (direct_arith || bits.intersects(Ccr::C | Ccr::V) || in_block.contains(&c.addr));
+        if unknown || !hazard {
+            continue;
+        }
+        out.push(PathHazard {
+            consumer: c.addr,
+            copies: copies.into_iter().collect(),
+            producers: producers.into_iter().collect(),
+        });
+    }
+    out
+}
+
+pub(crate) fn path_hazards_in(sw: &Sweep, symbols: &[Symbol]) -> Vec<PathHazard> {
+    find_paths(sw, symbols, &BTreeSet::new())
+}
+
+/// The [`PathHazard`]s of `code` (run-time address `base`).
+pub fn path_hazards(code: &[u8], base: u32, symbols: &[Symbol]) -> Vec<PathHazard> {
+    let sw = sweep(code, base, symbols);
+    find_paths(&sw, symbols, &BTreeSet::new())
+}
+
+/// Repairs [`PathHazard`]s by making each copy involved flag-neutral ([`neutral`]); one
+/// relayout pass.
+pub fn repair_path_hazards(
+    image: &[u8],
+    base: u32,
+    code_len: u32,
+    bss_len: u32,
+    abs32: &[u32],
+    functions: &[Symbol],
+) -> Result<(Relaid, JoinReport), RelayoutError> {
+    let code = &image[..code_len as usize];
+    let sw = sweep(code, base, functions);
+    let text_end = base + code_len;
+    let abs_entries: BTreeSet<u32> = abs32
+        .iter()
+        .filter_map(|&off| {
+            let o = off as usize;
+            let v = u32::from_be_bytes(image.get(o..o + 4)?.try_into().ok()?);
+            (v >= base && v < text_end).then_some(v)
+        })
+        .collect();
+    let index: BTreeMap<u32, usize> = sw.insns.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();
+    let mut report = JoinReport::default();
+    let mut fix: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
+    for h in find_paths(&sw, functions, &abs_entries) {
+        let planned: Option<Vec<(u32, Vec<u8>)>> =
+            h.copies.iter().map(|&a| neutral(&sw.insns[index[&a]]).map(|b| (a, b))).collect();
+        match planned {
+            Some(list) => {
+                for &(a, _) in &list {
+                    report.repaired.push((a, h.consumer));
+                }
+                fix.extend(list);
+            }
+            None => report.unrepaired.push(Unrepaired {
+                copy: h.copies[0],
+                consumer: h.consumer,
+                why: "a copy on the way has no flag-neutral equivalent".into(),
+            }),
+        }
+    }
+    let edits: Vec<Edit> = fix
+        .into_iter()
+        .map(|(a, bytes)| Edit {
+            offset: a - base,
+            len: sw.insns[index[&a]].len as u32,
+            with: vec![Piece::Bytes(bytes)],
+        })
+        .collect();
+    let relaid = relayout(image, base, code_len, bss_len, abs32, functions, &edits)?;
+    Ok((relaid, report))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,6 +607,33 @@ mod tests {
         let (_, rep) = repair_join_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
         assert!(rep.repaired.is_empty());
         assert_eq!(rep.unrepaired.len(), 1);
+    }
+
+    #[test]
+    fn copies_on_both_arms() {
+        // sub.w %d1,%d2 ; bcs.s A ; move.w %d1,%d7 ; bra.s B ; A: move.w %d3,%d7 ;
+        // B: bhi.s C ; move.w %d1,%d3 ; C: rts
+        let code = words(&[0x9441, 0x6504, 0x3E01, 0x6002, 0x3E03, 0x6202, 0x3601, 0x4E75]);
+        let base = 0x1000;
+        let syms = [Symbol { name: "f".into(), addr: base, size: code.len() as u32 }];
+        let hz = path_hazards(&code, base, &syms);
+        assert_eq!(hz.len(), 1, "{hz:?}");
+        assert_eq!(hz[0].consumer, 0x100a);
+        assert_eq!(hz[0].copies, vec![0x1004, 0x1008]);
+        assert_eq!(hz[0].producers, vec![0x1000]);
+        let (relaid, rep) = repair_path_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
+        assert_eq!(rep.repaired.len(), 2);
+        let syms2 = [Symbol { name: "f".into(), addr: base, size: relaid.code_len }];
+        assert!(path_hazards(&relaid.image[..relaid.code_len as usize], base, &syms2).is_empty());
+    }
+
+    #[test]
+    fn a_copy_used_as_a_test_is_left() {
+        // jsr (%a0) ; move.l %d0,%d1 ; beq.s L ; rts ; L: rts
+        let code = words(&[0x4E90, 0x2200, 0x6702, 0x4E75, 0x4E75]);
+        let base = 0x1000;
+        let syms = [Symbol { name: "f".into(), addr: base, size: code.len() as u32 }];
+        assert!(path_hazards(&code, base, &syms).is_empty());
     }
 
     #[test]

@@ -1124,6 +1124,44 @@ pub fn repair_flag_hazards(
     } else {
         report.unrepaired.extend(join.unrepaired);
     }
+    // Then every conditional that still reads a copy's flags on one path and a producer's on
+    // another: the copies become flag-neutral (`super::join::repair_path_hazards`).
+    let syms: Vec<Symbol> = functions
+        .iter()
+        .map(|f| {
+            let a = relaid.map(f.addr);
+            let size = if f.size == 0 { 0 } else { relaid.map(f.addr + f.size) - a };
+            Symbol { name: f.name.clone(), addr: a, size }
+        })
+        .collect();
+    let (next, paths) = super::join::repair_path_hazards(
+        &relaid.image,
+        base,
+        relaid.code_len,
+        bss_len,
+        &relaid.abs32,
+        &syms,
+    )?;
+    if !paths.repaired.is_empty() {
+        // The copies the path pass made neutral were what the earlier passes left.
+        let fixed: BTreeSet<u32> = paths.repaired.iter().map(|&(_, c)| next.map(c)).collect();
+        report.unrepaired = report
+            .unrepaired
+            .into_iter()
+            .map(|u| Unrepaired { copy: next.map(u.copy), consumer: next.map(u.consumer), why: u.why })
+            .filter(|u| !fixed.contains(&u.consumer))
+            .collect();
+        report.repaired.extend(paths.repaired);
+        report.unrepaired.extend(paths.unrepaired.into_iter().map(|u| Unrepaired {
+            copy: next.map(u.copy),
+            consumer: next.map(u.consumer),
+            why: u.why,
+        }));
+        report.passes += 1;
+        relaid = relaid.then(next);
+    } else {
+        report.unrepaired.extend(paths.unrepaired);
+    }
     report.growth = relaid.code_len - code_len;
     Ok((relaid, report))
 }
