@@ -14,6 +14,7 @@
 
 pub mod decode;
 pub mod elf;
+pub mod join;
 pub mod legalize;
 pub mod relayout;
 pub mod repair68000;
@@ -24,6 +25,7 @@ pub use decode::{
     Size, decode,
 };
 pub use elf::{ElfError, ElfText, read_elf_text, verify_elf};
+pub use join::{JoinHazard, JoinReport, join_hazards, repair_join_hazards};
 pub use legalize::{LegalizeError, LegalizeReport, Rewrite, RewriteKind, legalize};
 pub use relayout::{
     Edit, Piece, Relaid, RelayoutError, RepairReport, Target, Unrepaired, relayout,

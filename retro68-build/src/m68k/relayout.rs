@@ -1272,6 +1272,90 @@ pub fn repair_flag_hazards(
         report.unrepaired = rep.unrepaired;
         relaid = relaid.then(next);
     }
+    // Then the hazards across joins (the not-taken arm of a select), see `super::join`.
+    let syms: Vec<Symbol> = functions
+        .iter()
+        .map(|f| {
+            let a = relaid.map(f.addr);
+            let size = if f.size == 0 { 0 } else { relaid.map(f.addr + f.size) - a };
+            Symbol { name: f.name.clone(), addr: a, size }
+        })
+        .collect();
+    let (next, join) = super::join::repair_join_hazards(
+        &relaid.image,
+        base,
+        relaid.code_len,
+        bss_len,
+        &relaid.abs32,
+        &syms,
+    )?;
+    if !join.repaired.is_empty() {
+        report.repaired.extend(join.repaired);
+        report.unrepaired.extend(join.unrepaired.into_iter().map(|u| Unrepaired {
+            copy: next.map(u.copy),
+            consumer: next.map(u.consumer),
+            why: u.why,
+        }));
+        report.passes += 1;
+        relaid = relaid.then(next);
+    } else {
+        report.unrepaired.extend(join.unrepaired);
+    }
+    // Then every conditional that still reads a copy's flags on one path and a producer's on
+    // another: the copies become flag-neutral (`super::join::repair_path_hazards`).
+    let syms: Vec<Symbol> = functions
+        .iter()
+        .map(|f| {
+            let a = relaid.map(f.addr);
+            let size = if f.size == 0 { 0 } else { relaid.map(f.addr + f.size) - a };
+            Symbol { name: f.name.clone(), addr: a, size }
+        })
+        .collect();
+    let (next, paths) = super::join::repair_path_hazards(
+        &relaid.image,
+        base,
+        relaid.code_len,
+        bss_len,
+        &relaid.abs32,
+        &syms,
+    )?;
+    if !paths.repaired.is_empty() {
+        // The copies the path pass made neutral were what the earlier passes left.
+        let fixed: BTreeSet<u32> = paths.repaired.iter().map(|&(_, c)| next.map(c)).collect();
+        report.unrepaired = report
+            .unrepaired
+            .into_iter()
+            .map(|u| Unrepaired { copy: next.map(u.copy), consumer: next.map(u.consumer), why: u.why })
+            .filter(|u| !fixed.contains(&u.consumer))
+            .collect();
+        report.repaired.extend(paths.repaired);
+        report.unrepaired.extend(paths.unrepaired.into_iter().map(|u| Unrepaired {
+            copy: next.map(u.copy),
+            consumer: next.map(u.consumer),
+            why: u.why,
+        }));
+        report.passes += 1;
+        relaid = relaid.then(next);
+    } else {
+        report.unrepaired.extend(paths.unrepaired);
+    }
+    // A hazard one pass left may have been mended by a later one: report only those the
+    // verifier still sees in the result.
+    let syms: Vec<Symbol> = functions
+        .iter()
+        .map(|f| {
+            let a = relaid.map(f.addr);
+            let size = if f.size == 0 { 0 } else { relaid.map(f.addr + f.size) - a };
+            Symbol { name: f.name.clone(), addr: a, size }
+        })
+        .collect();
+    let left: BTreeSet<u32> = super::verify::verify(&relaid.image[..relaid.code_len as usize], base, super::Cpu::M68000, &syms)
+        .findings
+        .iter()
+        .filter(|f| f.rule == super::Rule::FlagHazard)
+        .map(|f| f.addr)
+        .collect();
+    report.unrepaired.retain(|u| left.contains(&u.consumer));
     report.growth = relaid.code_len - code_len;
     Ok((relaid, report))
 }

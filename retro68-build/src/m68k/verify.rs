@@ -317,8 +317,41 @@ pub fn verify(code: &[u8], base: u32, cpu: Cpu, symbols: &[Symbol]) -> VerifyRep
         }
     }
 
-    for (_, addr, text, message) in flag_hazards(&sw, symbols) {
+    let in_block = flag_hazards(&sw, symbols);
+    let mut reported: BTreeSet<u32> = in_block.iter().map(|h| h.1).collect();
+    for (_, addr, text, message) in in_block {
         add(addr, &text, Rule::FlagHazard, message);
+    }
+    for h in super::join::join_hazards_in(&sw, symbols) {
+        // The in-block rules already report joins a copy falls into (`join_writer`).
+        if !reported.insert(h.consumers[0]) {
+            continue;
+        }
+        if let Some(c) = sw.insns.iter().find(|i| i.addr == h.consumers[0]) {
+            let message = format!(
+                "condition `{}` at a join reads flags that, on the path falling through `b{}` at {:#x}, come from the copy at {:#x} (LLVM M68k put a select's register copy between the compare and this conditional)",
+                c.cond().map_or("?", |c| c.name()),
+                h.cond.name(),
+                h.branch,
+                h.copy
+            );
+            add(c.addr, &c.text, Rule::FlagHazard, message);
+        }
+    }
+    for h in super::join::path_hazards_in(&sw, symbols) {
+        if reported.contains(&h.consumer) {
+            continue;
+        }
+        if let Some(c) = sw.insns.iter().find(|i| i.addr == h.consumer) {
+            let message = format!(
+                "condition `{}` reads flags that come from the arithmetic at {} on one path and \
+                 from the register copies at {} on another (LLVM M68k's copies clobber the flags)",
+                c.cond().map_or("?", |c| c.name()),
+                h.producers.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", "),
+                h.copies.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", "),
+            );
+            add(c.addr, &c.text, Rule::FlagHazard, message);
+        }
     }
 
     findings.sort_by_key(|f| (f.addr, f.rule));
@@ -362,7 +395,7 @@ fn leaders(sw: &Sweep, symbols: &[Symbol]) -> BTreeSet<u32> {
 
 /// Finds conditionals whose flags come from a Copy-class instruction
 /// (MOVE/MOVEQ/CLR) when that is unlikely to be intended.
-fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, u32, String, String)> {
+pub(crate) fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, u32, String, String)> {
     let leaders = leaders(sw, symbols);
     let insns = &sw.insns;
     // Targets of conditional branches: their flags are live into the target.
