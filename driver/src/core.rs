@@ -10,6 +10,14 @@
 use ferrite_shared::driver_blob::Settings;
 use ferrite_shared::mac::{CntrlParam, DrvQElWithFlags, ScsiDriverPb, ScsiExecIoPb, VblTask, drvr_flags, err};
 use ferrite_shared::scsi::{self, Sense, status};
+use ferrite_shared::scsi_manager::original::{
+    SC_INC, SC_LOOP, SC_MGR_BUSY, SC_PHASE_ERR, SC_STOP, SCSI_CMD, SCSI_COMPLETE, SCSI_GET, SCSI_RBLIND, SCSI_READ,
+    SCSI_SELECT, SCSI_WBLIND, SCSI_WRITE,
+};
+use ferrite_shared::scsi_manager::v43::{
+    DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_BUS_RESET, SCSI_DATA_RUN_ERROR, SCSI_EXEC_IO,
+    SCSI_NON_ZERO_STATUS, SCSI_REQUEST_IN_PROGRESS, SCSI_SELECT_TIMEOUT, SIMQ_NO_FREEZE,
+};
 use zerocopy::{FromZeros, IntoBytes};
 
 use crate::gestalt::{self, GestaltInfo};
@@ -31,37 +39,6 @@ const MAX_NOT_READY_WAITS: u8 = 40;
 const V_TYPE: u16 = 1;
 /// Ticks to wait between NOT READY retries.
 const NOT_READY_WAIT_TICKS: u32 = 30;
-/// SCSI Manager 4.3 result codes.
-const SCSI_NON_ZERO_STATUS: i16 = -7932;
-const SCSI_SELECT_TIMEOUT: i16 = -7926;
-const SCSI_BUS_RESET: i16 = -7922;
-const SCSI_REQUEST_IN_PROGRESS: i16 = 1;
-/// `scsiDataRunError`: the target moved less (or more) data than `scsiDataLength`.
-const SCSI_DATA_RUN_ERROR: i16 = -7918;
-/// `scsiResultFlags` bit: autosense data valid.
-const SCSI_AUTOSENSE_VALID: u16 = 2;
-/// `scsiFlags`.
-const DIR_IN: u32 = 0x4000_0000;
-const DIR_OUT: u32 = 0x8000_0000;
-const DIR_NONE: u32 = 0xC000_0000;
-const SIMQ_NO_FREEZE: u32 = 0x0004_0000;
-/// Original SCSI Manager selectors.
-const SCSI_GET: u16 = 1;
-const SCSI_SELECT: u16 = 2;
-const SCSI_CMD: u16 = 3;
-const SCSI_COMPLETE: u16 = 4;
-const SCSI_READ: u16 = 5;
-const SCSI_WRITE: u16 = 6;
-const SCSI_RBLIND: u16 = 8;
-const SCSI_WBLIND: u16 = 9;
-/// `scMgrBusyErr`: the bus is taken; try again.
-const SC_MGR_BUSY: i16 = 7;
-/// `scPhaseErr`: the target left the data phase before the TIB was done.
-const SC_PHASE_ERR: i16 = 5;
-/// TIB opcodes.
-const SC_INC: u16 = 1;
-const SC_LOOP: u16 = 5;
-const SC_STOP: u16 = 7;
 
 /// One HFS partition served as a drive.
 #[derive(Clone, Copy)]
@@ -612,7 +589,7 @@ fn fill_pb43(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32, asynchr
     let p = &mut g.pb;
     *p = ScsiExecIoPb::new_zeroed();
     p.scsi_pb_length.set(core::mem::size_of::<ScsiExecIoPb>() as u16);
-    p.scsi_function_code = 1; // SCSIExecIO
+    p.scsi_function_code = SCSI_EXEC_IO;
     p.scsi_device = [0, g.bus, g.target, g.lun];
     p.scsi_completion.set(completion);
     p.scsi_flags.set(

@@ -3,20 +3,13 @@
 use ferrite_macrt::sys;
 use ferrite_shared::mac::ScsiExecIoPb;
 use ferrite_shared::scsi::status;
+use ferrite_shared::scsi_manager::original::{SC_INC, SC_MGR_BUSY, SC_STOP};
+use ferrite_shared::scsi_manager::v43::{
+    DIR_IN, DIR_NONE, SCSI_DATA_RUN_ERROR, SCSI_EXEC_IO, SCSI_NON_ZERO_STATUS, SCSI_SELECT_TIMEOUT, SIMQ_NO_FREEZE,
+};
 use zerocopy::{FromZeros, IntoBytes};
 
 use crate::bus::{ScsiError, Transport};
-
-/// SCSI Manager 4.3 result codes (IM Devices ch. 4).
-const SCSI_SELECT_TIMEOUT: i16 = -7926;
-const SCSI_NON_ZERO_STATUS: i16 = -7932;
-const SCSI_DATA_RUN_ERROR: i16 = -7918;
-/// `scsiFlags`: direction and "do not freeze the queue on an error".
-const DIR_IN: u32 = 0x4000_0000;
-const DIR_NONE: u32 = 0xC000_0000;
-const SIMQ_NO_FREEZE: u32 = 0x0004_0000;
-/// `scsiFunctionCode` of SCSIExecIO.
-const SCSI_EXEC_IO: u8 = 1;
 
 /// SCSI Manager 4.3: `SCSIExecIO` with no completion routine (synchronous) and autosense.
 pub struct Scsi43 {
@@ -59,11 +52,6 @@ impl Transport for Scsi43 {
     }
 }
 
-/// `scMgrBusyErr`: another caller has the bus.
-const SC_MGR_BUSY: i32 = 7;
-/// TIB opcodes (IM Devices ch. 3): move with increment, stop.
-const SC_INC: u16 = 1;
-const SC_STOP: u16 = 7;
 /// Ticks `SCSIComplete` waits for the status phase.
 const COMPLETE_WAIT_TICKS: u32 = 300;
 /// Mask of the status byte in `SCSIComplete`'s status word.
@@ -81,7 +69,7 @@ impl Transport for ScsiOld {
             loop {
                 match sys::rt_SCSIGet() {
                     0 => break,
-                    SC_MGR_BUSY if busy < 20 => busy += 1,
+                    r if r == SC_MGR_BUSY as i32 && busy < 20 => busy += 1,
                     r => return Err(ScsiError::Manager(r as i16)),
                 }
             }

@@ -15,3 +15,4 @@ pub mod flat;
 pub mod mac;
 pub mod partition_map;
 pub mod scsi;
+pub mod scsi_manager;
