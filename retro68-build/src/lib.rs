@@ -8,4 +8,5 @@ pub mod pipeline;
 pub mod prereq;
 pub mod rsrc;
 pub mod stackidx;
+pub mod extstore;
 pub mod wideshift;

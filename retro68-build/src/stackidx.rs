@@ -179,6 +179,8 @@ pub fn launder_ir(ll: &str) -> Result<(String, LaunderStats)> {
     let mut stats = LaunderStats::default();
     // 128-bit shifts by a variable amount (`crate::wideshift`).
     let (ll_wide, _) = crate::wideshift::split_i128_shifts(ll)?;
+    // Stores of extended loads, selected as too-wide memory-to-memory moves (`crate::extstore`).
+    let (ll_wide, _) = crate::extstore::freeze_ext_stores(&ll_wide)?;
     let (ll_mulo, mulos) = widen_mulo(&ll_wide)?;
     stats.mulos = mulos;
     let (ll_sret, srets) = sret_inreg(&ll_mulo);
