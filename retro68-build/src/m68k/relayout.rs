@@ -1212,6 +1212,18 @@ fn repair_pass(
     Ok((relaid, report))
 }
 
+/// `functions` (as linked) moved through the relayouts so far: addresses and sizes.
+fn remap_symbols(functions: &[Symbol], relaid: &Relaid) -> Vec<Symbol> {
+    functions
+        .iter()
+        .map(|f| {
+            let addr = relaid.map(f.addr);
+            let size = if f.size == 0 { 0 } else { relaid.map(f.addr + f.size) - addr };
+            Symbol { name: f.name.clone(), addr, size }
+        })
+        .collect()
+}
+
 /// Repairs the flag hazards of the linked image (see the module docs).
 ///
 /// `functions` are used to place trampolines right after the function that
@@ -1238,22 +1250,7 @@ pub fn repair_flag_hazards(
         repair_pass(image, base, code_len, bss_len, abs32, functions, max_gap)?;
     report.passes = 1;
     for _ in 0..16 {
-        let syms: Vec<Symbol> = functions
-            .iter()
-            .map(|f| {
-                let a = relaid.map(f.addr);
-                let size = if f.size == 0 {
-                    0
-                } else {
-                    relaid.map(f.addr + f.size) - a
-                };
-                Symbol {
-                    name: f.name.clone(),
-                    addr: a,
-                    size,
-                }
-            })
-            .collect();
+        let syms = remap_symbols(functions, &relaid);
         let (next, rep) = repair_pass(
             &relaid.image,
             base,
@@ -1273,14 +1270,7 @@ pub fn repair_flag_hazards(
         relaid = relaid.then(next);
     }
     // Then the hazards across joins (the not-taken arm of a select), see `super::join`.
-    let syms: Vec<Symbol> = functions
-        .iter()
-        .map(|f| {
-            let a = relaid.map(f.addr);
-            let size = if f.size == 0 { 0 } else { relaid.map(f.addr + f.size) - a };
-            Symbol { name: f.name.clone(), addr: a, size }
-        })
-        .collect();
+    let syms = remap_symbols(functions, &relaid);
     let (next, join) = super::join::repair_join_hazards(
         &relaid.image,
         base,
@@ -1303,14 +1293,7 @@ pub fn repair_flag_hazards(
     }
     // Then every conditional that still reads a copy's flags on one path and a producer's on
     // another: the copies become flag-neutral (`super::join::repair_path_hazards`).
-    let syms: Vec<Symbol> = functions
-        .iter()
-        .map(|f| {
-            let a = relaid.map(f.addr);
-            let size = if f.size == 0 { 0 } else { relaid.map(f.addr + f.size) - a };
-            Symbol { name: f.name.clone(), addr: a, size }
-        })
-        .collect();
+    let syms = remap_symbols(functions, &relaid);
     let (next, paths) = super::join::repair_path_hazards(
         &relaid.image,
         base,
@@ -1341,14 +1324,7 @@ pub fn repair_flag_hazards(
     }
     // A hazard one pass left may have been mended by a later one: report only those the
     // verifier still sees in the result.
-    let syms: Vec<Symbol> = functions
-        .iter()
-        .map(|f| {
-            let a = relaid.map(f.addr);
-            let size = if f.size == 0 { 0 } else { relaid.map(f.addr + f.size) - a };
-            Symbol { name: f.name.clone(), addr: a, size }
-        })
-        .collect();
+    let syms = remap_symbols(functions, &relaid);
     let left: BTreeSet<u32> = super::verify::verify(&relaid.image[..relaid.code_len as usize], base, super::Cpu::M68000, &syms)
         .findings
         .iter()
