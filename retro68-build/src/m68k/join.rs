@@ -308,6 +308,20 @@ fn plan(h: &JoinHazard, insns: &[Insn], index: &BTreeMap<u32, usize>) -> Result<
     Err("no flag writer near the join".into())
 }
 
+/// Code addresses held in data or code as absolute values (jump tables, pointers): the
+/// values of the relocated words that point into the text.
+fn code_addresses_held(image: &[u8], base: u32, code_len: u32, abs32: &[u32]) -> BTreeSet<u32> {
+    let text_end = base + code_len;
+    abs32
+        .iter()
+        .filter_map(|&off| {
+            let o = off as usize;
+            let v = u32::from_be_bytes(image.get(o..o + 4)?.try_into().ok()?);
+            (v >= base && v < text_end).then_some(v)
+        })
+        .collect()
+}
+
 /// Repairs the hazards across joins in a linked image (module docs); one relayout pass.
 pub fn repair_join_hazards(
     image: &[u8],
@@ -319,16 +333,7 @@ pub fn repair_join_hazards(
 ) -> Result<(Relaid, JoinReport), RelayoutError> {
     let code = &image[..code_len as usize];
     let sw = sweep(code, base, functions);
-    // Code addresses held in data or code as absolute values (jump tables, pointers).
-    let text_end = base + code_len;
-    let abs_entries: BTreeSet<u32> = abs32
-        .iter()
-        .filter_map(|&off| {
-            let o = off as usize;
-            let v = u32::from_be_bytes(image.get(o..o + 4)?.try_into().ok()?);
-            (v >= base && v < text_end).then_some(v)
-        })
-        .collect();
+    let abs_entries = code_addresses_held(image, base, code_len, abs32);
     let hazards = find(&sw, functions, &abs_entries);
     let insns = &sw.insns;
     let index: BTreeMap<u32, usize> = insns.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();
@@ -480,15 +485,7 @@ pub fn repair_path_hazards(
 ) -> Result<(Relaid, JoinReport), RelayoutError> {
     let code = &image[..code_len as usize];
     let sw = sweep(code, base, functions);
-    let text_end = base + code_len;
-    let abs_entries: BTreeSet<u32> = abs32
-        .iter()
-        .filter_map(|&off| {
-            let o = off as usize;
-            let v = u32::from_be_bytes(image.get(o..o + 4)?.try_into().ok()?);
-            (v >= base && v < text_end).then_some(v)
-        })
-        .collect();
+    let abs_entries = code_addresses_held(image, base, code_len, abs32);
     let index: BTreeMap<u32, usize> = sw.insns.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();
     let mut report = JoinReport::default();
     let mut fix: BTreeMap<u32, Vec<u8>> = BTreeMap::new();

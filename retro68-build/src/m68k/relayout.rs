@@ -796,6 +796,13 @@ pub struct Unrepaired {
     pub why: String,
 }
 
+impl Unrepaired {
+    /// The same finding at its addresses after the relayout `next`.
+    fn moved(self, next: &Relaid) -> Unrepaired {
+        Unrepaired { copy: next.map(self.copy), consumer: next.map(self.consumer), why: self.why }
+    }
+}
+
 /// What [`repair_flag_hazards`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RepairReport {
@@ -1281,11 +1288,7 @@ pub fn repair_flag_hazards(
     )?;
     if !join.repaired.is_empty() {
         report.repaired.extend(join.repaired);
-        report.unrepaired.extend(join.unrepaired.into_iter().map(|u| Unrepaired {
-            copy: next.map(u.copy),
-            consumer: next.map(u.consumer),
-            why: u.why,
-        }));
+        report.unrepaired.extend(join.unrepaired.into_iter().map(|u| u.moved(&next)));
         report.passes += 1;
         relaid = relaid.then(next);
     } else {
@@ -1308,15 +1311,11 @@ pub fn repair_flag_hazards(
         report.unrepaired = report
             .unrepaired
             .into_iter()
-            .map(|u| Unrepaired { copy: next.map(u.copy), consumer: next.map(u.consumer), why: u.why })
+            .map(|u| u.moved(&next))
             .filter(|u| !fixed.contains(&u.consumer))
             .collect();
         report.repaired.extend(paths.repaired);
-        report.unrepaired.extend(paths.unrepaired.into_iter().map(|u| Unrepaired {
-            copy: next.map(u.copy),
-            consumer: next.map(u.consumer),
-            why: u.why,
-        }));
+        report.unrepaired.extend(paths.unrepaired.into_iter().map(|u| u.moved(&next)));
         report.passes += 1;
         relaid = relaid.then(next);
     } else {
