@@ -97,7 +97,11 @@ mod tests {
         let mut out = [0u8; MAX_LIST];
         let n = enable_wce_list(cur.bytes(), chg.bytes(), &mut out).unwrap();
         assert_eq!(n, 4 + 2 + 0x12);
-        assert_eq!(&out[..4], &[0, 0, 0, 0], "mode data length reserved in MODE SELECT");
+        assert_eq!(
+            &out[..4],
+            &[0, 0, 0, 0],
+            "mode data length reserved in MODE SELECT"
+        );
         assert_eq!(out[4], 0x08, "PS cleared");
         assert_eq!(out[5], 0x12, "the drive's own page length");
         assert_eq!(out[6], caching::WCE);
@@ -106,11 +110,17 @@ mod tests {
         let mut zeroed = sense(false, caching::WCE, 0x12);
         zeroed.0[4] = 0;
         zeroed.0[5] = 0;
-        assert_eq!(enable_wce_list(cur.bytes(), zeroed.bytes(), &mut out), Some(4 + 2 + 0x12));
+        assert_eq!(
+            enable_wce_list(cur.bytes(), zeroed.bytes(), &mut out),
+            Some(4 + 2 + 0x12)
+        );
         // SCSI-2 page length 0Ah too.
         let cur = sense(false, caching::RCD, 0x0A);
         let chg = sense(false, caching::WCE, 0x0A);
-        assert_eq!(enable_wce_list(cur.bytes(), chg.bytes(), &mut out), Some(16));
+        assert_eq!(
+            enable_wce_list(cur.bytes(), chg.bytes(), &mut out),
+            Some(16)
+        );
         assert_eq!(out[6], caching::WCE | caching::RCD);
     }
 

@@ -8,15 +8,18 @@
 //! too, never on the stack (see `docs/codegen-conformance.md`).
 
 use ferrite_shared::driver_blob::Settings;
-use ferrite_shared::mac::{CntrlParam, DrvQElWithFlags, ScsiDriverPb, ScsiExecIoPb, VblTask, drvr_flags, err};
+use ferrite_shared::mac::{
+    CntrlParam, DrvQElWithFlags, ScsiDriverPb, ScsiExecIoPb, VblTask, drvr_flags, err,
+};
 use ferrite_shared::scsi::{self, Sense, status};
 use ferrite_shared::scsi_manager::original::{
-    SC_INC, SC_LOOP, SC_MGR_BUSY, SC_PHASE_ERR, SC_STOP, SCSI_CMD, SCSI_COMPLETE, SCSI_GET, SCSI_RBLIND, SCSI_READ,
-    SCSI_SELECT, SCSI_WBLIND, SCSI_WRITE,
+    SC_INC, SC_LOOP, SC_MGR_BUSY, SC_PHASE_ERR, SC_STOP, SCSI_CMD, SCSI_COMPLETE, SCSI_GET,
+    SCSI_RBLIND, SCSI_READ, SCSI_SELECT, SCSI_WBLIND, SCSI_WRITE,
 };
 use ferrite_shared::scsi_manager::v43::{
-    DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_BUS_RESET, SCSI_DATA_RUN_ERROR, SCSI_EXEC_IO,
-    SCSI_NON_ZERO_STATUS, SCSI_REQUEST_IN_PROGRESS, SCSI_SELECT_TIMEOUT, SIMQ_NO_FREEZE,
+    DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_BUS_RESET, SCSI_DATA_RUN_ERROR,
+    SCSI_EXEC_IO, SCSI_NON_ZERO_STATUS, SCSI_REQUEST_IN_PROGRESS, SCSI_SELECT_TIMEOUT,
+    SIMQ_NO_FREEZE,
 };
 use zerocopy::{FromZeros, IntoBytes};
 
@@ -179,7 +182,9 @@ pub extern "C" fn ferrite_vbl(task: u32, result: *mut i32) -> u32 {
 #[unsafe(no_mangle)]
 pub extern "C" fn ferrite_scsi_complete(pb: u32, result: *mut i32) -> u32 {
     // SAFETY: the XPT passes our own parameter block back; `scsiDriverStorage` is our DCE.
-    let dce = unsafe { mac::view::<ScsiExecIoPb>(pb) }.scsi_driver_storage.get();
+    let dce = unsafe { mac::view::<ScsiExecIoPb>(pb) }
+        .scsi_driver_storage
+        .get();
     match complete(dce) {
         Some(r) => {
             // SAFETY: the glue passes a pointer to its stack slot.
@@ -213,7 +218,9 @@ fn install(kind: u32, d5: u32) -> Result<(), i16> {
     // SAFETY: our header.
     let header = unsafe { mac::view::<ferrite_shared::mac::DrvrHeader>(mac::header_address()) };
     dce.d_ctl_driver.set(mac::header_address());
-    let flags = (header.drvr_flags.get() & 0xFF00) | drvr_flags::D_OPENED | drvr_flags::DRIVER_GESTALT_ENABLE;
+    let flags = (header.drvr_flags.get() & 0xFF00)
+        | drvr_flags::D_OPENED
+        | drvr_flags::DRIVER_GESTALT_ENABLE;
     dce.d_ctl_flags.set(flags);
     dce.d_ctl_delay.set(header.drvr_delay.get());
     dce.d_ctl_storage.set(gp);
@@ -277,7 +284,13 @@ fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16> {
     let page = g.page.as_mut_ptr() as u32;
     g.page.fill(0);
     g.short_ok = 1;
-    let sensed = command(g, &scsi::mode_sense_6(scsi::caching::PAGE, scsi::page_control::CURRENT, 64), Dir::In, page, 64);
+    let sensed = command(
+        g,
+        &scsi::mode_sense_6(scsi::caching::PAGE, scsi::page_control::CURRENT, 64),
+        Dir::In,
+        page,
+        64,
+    );
     g.short_ok = 0;
     if sensed.is_ok() {
         g.write_protected = (g.page[2] & 0x80 != 0) as u8;
@@ -298,15 +311,30 @@ fn enable_write_cache(g: &mut Globals) {
     let page2 = g.page2.as_mut_ptr() as u32;
     g.page2.fill(0);
     g.short_ok = 1;
-    let sensed =
-        command(g, &scsi::mode_sense_6(scsi::caching::PAGE, scsi::page_control::CHANGEABLE, 64), Dir::In, page2, 64);
+    let sensed = command(
+        g,
+        &scsi::mode_sense_6(scsi::caching::PAGE, scsi::page_control::CHANGEABLE, 64),
+        Dir::In,
+        page2,
+        64,
+    );
     g.short_ok = 0;
     if sensed.is_err() {
         return;
     }
-    let Some(n) = crate::cache::enable_wce_list(&g.page, &g.page2, &mut g.list) else { return };
+    let Some(n) = crate::cache::enable_wce_list(&g.page, &g.page2, &mut g.list) else {
+        return;
+    };
     let list = g.list.as_mut_ptr() as u32;
-    if command(g, &scsi::mode_select_6(false, n as u8), Dir::Out, list, n as u32).is_ok() {
+    if command(
+        g,
+        &scsi::mode_select_6(false, n as u8),
+        Dir::Out,
+        list,
+        n as u32,
+    )
+    .is_ok()
+    {
         g.write_cache_on = 1;
     }
 }
@@ -374,7 +402,8 @@ fn register_xref(g: &mut Globals, device: u32) -> Result<(), i16> {
     // SAFETY: `page` is 64 bytes, enough for the 44-byte SCSIDriverPB.
     let p = unsafe { mac::view::<ScsiDriverPb>(pb) };
     *p = ScsiDriverPb::new_zeroed();
-    p.scsi_pb_length.set(core::mem::size_of::<ScsiDriverPb>() as u16);
+    p.scsi_pb_length
+        .set(core::mem::size_of::<ScsiDriverPb>() as u16);
     p.scsi_function_code = 0x85; // SCSICreateRefNumXref
     p.scsi_device = device.to_be_bytes();
     p.scsi_driver.set(g.ref_num);
@@ -401,7 +430,8 @@ fn post_pending_events(g: &mut Globals) {
     if left == 0 {
         // SAFETY: our DCE.
         let dce = unsafe { mac::dce(g.dce) };
-        dce.d_ctl_flags.set(dce.d_ctl_flags.get() & !drvr_flags::D_NEED_TIME);
+        dce.d_ctl_flags
+            .set(dce.d_ctl_flags.get() & !drvr_flags::D_NEED_TIME);
     }
 }
 
@@ -415,7 +445,9 @@ fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
     let g = globals(dce_addr);
     // SAFETY: the Device Manager's parameter block and our DCE for this call.
     let (pb, dce) = unsafe { (mac::io_param(pb_addr), mac::dce(dce_addr)) };
-    let Some(i) = find_drive(g, pb.io_vref_num.get()) else { return err::NS_DRV_ERR };
+    let Some(i) = find_drive(g, pb.io_vref_num.get()) else {
+        return err::NS_DRV_ERR;
+    };
     let write = pb.io_trap.get() & 0xFF == 3;
     let immediate = pb.io_trap.get() & 0x0200 != 0;
     let pos = if pb.io_pos_mode.get() & 0x0100 != 0 {
@@ -461,8 +493,18 @@ fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
     let (mut lba, mut left, mut at) = (t.lba, t.blocks, buf);
     while left > 0 {
         let n = request::next_chunk(left);
-        let cdb = if write { scsi::write_10(lba, n as u16, false) } else { scsi::read_10(lba, n as u16) };
-        if let Err(e) = command(g, &cdb, if write { Dir::Out } else { Dir::In }, at, n * BLOCK) {
+        let cdb = if write {
+            scsi::write_10(lba, n as u16, false)
+        } else {
+            scsi::read_10(lba, n as u16)
+        };
+        if let Err(e) = command(
+            g,
+            &cdb,
+            if write { Dir::Out } else { Dir::In },
+            at,
+            n * BLOCK,
+        ) {
             return e;
         }
         lba += n;
@@ -477,20 +519,38 @@ fn finish_transfer(pb_addr: u32, dce_addr: u32, count: u32) {
     // SAFETY: the request's parameter block and our DCE.
     let (pb, dce) = unsafe { (mac::io_param(pb_addr), mac::dce(dce_addr)) };
     pb.io_act_count.set(count);
-    dce.d_ctl_position.set(dce.d_ctl_position.get().wrapping_add(count));
+    dce.d_ctl_position
+        .set(dce.d_ctl_position.get().wrapping_add(count));
 }
 
 /// Start the current chunk of the active request asynchronously. 0 or an error.
 fn issue_async(g: &mut Globals) -> i16 {
     if g.starting != 0 {
-        fill_pb43(g, &scsi::start_stop_unit(true, false), Dir::None, 0, 0, true);
+        fill_pb43(
+            g,
+            &scsi::start_stop_unit(true, false),
+            Dir::None,
+            0,
+            0,
+            true,
+        );
     } else {
         let n = request::next_chunk(g.active_left);
         g.active_chunk = n;
         let write = g.active_write != 0;
-        let cdb =
-            if write { scsi::write_10(g.active_lba, n as u16, false) } else { scsi::read_10(g.active_lba, n as u16) };
-        fill_pb43(g, &cdb, if write { Dir::Out } else { Dir::In }, g.active_buf, n * BLOCK, true);
+        let cdb = if write {
+            scsi::write_10(g.active_lba, n as u16, false)
+        } else {
+            scsi::read_10(g.active_lba, n as u16)
+        };
+        fill_pb43(
+            g,
+            &cdb,
+            if write { Dir::Out } else { Dir::In },
+            g.active_buf,
+            n * BLOCK,
+            true,
+        );
     }
     let pb = core::ptr::addr_of!(g.pb) as u32;
     let r = mac::scsi_action(pb);
@@ -517,18 +577,16 @@ fn complete(dce_addr: u32) -> Option<i16> {
                 g.active_left -= n;
                 g.active_buf += n * BLOCK;
                 g.retries = 0;
-                if g.active_left == 0 {
-                    Some(0)
-                } else {
-                    None
-                }
+                if g.active_left == 0 { Some(0) } else { None }
             }
             Recovery::StartUnit if g.retries < MAX_RETRIES => {
                 g.retries += 1;
                 g.starting = 1;
                 None
             }
-            Recovery::RetryLater if g.vbl_installed != 0 && g.not_ready_waits < MAX_NOT_READY_WAITS => {
+            Recovery::RetryLater
+                if g.vbl_installed != 0 && g.not_ready_waits < MAX_NOT_READY_WAITS =>
+            {
                 // Wait at interrupt time without spinning: the VBL task sends the command
                 // again in NOT_READY_WAIT_TICKS ticks.
                 g.not_ready_waits += 1;
@@ -585,10 +643,15 @@ fn finish_active(g: &mut Globals, dce_addr: u32, result: i16) -> Option<i16> {
 
 fn fill_pb43(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32, asynchronous: bool) {
     let sense = g.sense.as_mut_ptr() as u32;
-    let completion = if asynchronous { mac::completion_address() } else { 0 };
+    let completion = if asynchronous {
+        mac::completion_address()
+    } else {
+        0
+    };
     let p = &mut g.pb;
     *p = ScsiExecIoPb::new_zeroed();
-    p.scsi_pb_length.set(core::mem::size_of::<ScsiExecIoPb>() as u16);
+    p.scsi_pb_length
+        .set(core::mem::size_of::<ScsiExecIoPb>() as u16);
     p.scsi_function_code = SCSI_EXEC_IO;
     p.scsi_device = [0, g.bus, g.target, g.lun];
     p.scsi_completion.set(completion);
@@ -634,7 +697,11 @@ fn outcome43(g: &Globals, result: i16, write: bool) -> Recovery {
 
 /// The status byte and the autosense data of the last 4.3 command → what to do.
 fn status_outcome(g: &Globals, write: bool) -> Recovery {
-    let sense = if g.pb.scsi_result_flags.get() & SCSI_AUTOSENSE_VALID != 0 { Sense::parse(&g.sense) } else { None };
+    let sense = if g.pb.scsi_result_flags.get() & SCSI_AUTOSENSE_VALID != 0 {
+        Sense::parse(&g.sense)
+    } else {
+        None
+    };
     classify(g.pb.scsi_scsi_status, sense, write)
 }
 
@@ -702,14 +769,28 @@ fn old_command(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -> Re
             let sense = g.sense.as_mut_ptr() as u32;
             let rs = scsi::request_sense(18);
             let sense_ok = matches!(old_transaction(g, &rs, Dir::In, sense, 18), Ok(0));
-            classify(st as u8, if sense_ok { Sense::parse(&g.sense) } else { None }, dir == Dir::Out)
+            classify(
+                st as u8,
+                if sense_ok {
+                    Sense::parse(&g.sense)
+                } else {
+                    None
+                },
+                dir == Dir::Out,
+            )
         }
         Ok(st) => classify(st as u8, None, dir == Dir::Out),
     }
 }
 
 /// One transaction; `Ok(status)` or a recovery decision for transport failures.
-fn old_transaction(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -> Result<u16, Recovery> {
+fn old_transaction(
+    g: &mut Globals,
+    cdb: &[u8],
+    dir: Dir,
+    data: u32,
+    len: u32,
+) -> Result<u16, Recovery> {
     let mut busy = 0;
     loop {
         match mac::scsi_old(SCSI_GET, 0, 0, 0) {
@@ -822,7 +903,11 @@ fn control(pb_addr: u32, dce_addr: u32) -> i16 {
         -1 => flush_cache(g), // goodbye: shutdown or restart
         1 => {
             // KillIO: a command in flight cannot be abandoned safely.
-            if g.active_pb != 0 { err::CONTROL_ERR } else { 0 }
+            if g.active_pb != 0 {
+                err::CONTROL_ERR
+            } else {
+                0
+            }
         }
         5 | 6 => 0, // verify, format: nothing to do for a hard disk
         7 => {
@@ -845,7 +930,12 @@ fn control(pb_addr: u32, dce_addr: u32) -> i16 {
             0
         }
         43 => {
-            let sel = u32::from_be_bytes([pb.cs_param[0], pb.cs_param[1], pb.cs_param[2], pb.cs_param[3]]);
+            let sel = u32::from_be_bytes([
+                pb.cs_param[0],
+                pb.cs_param[1],
+                pb.cs_param[2],
+                pb.cs_param[3],
+            ]);
             match &sel.to_be_bytes() {
                 b"flus" => flush_cache(g),
                 b"vmop" => 0,
@@ -866,13 +956,20 @@ fn status_call(pb_addr: u32, dce_addr: u32) -> i16 {
     let pb = unsafe { mac::view::<CntrlParam>(pb_addr) };
     match pb.cs_code.get() {
         8 => {
-            let Some(i) = find_drive(g, pb.io_vref_num.get()) else { return err::NS_DRV_ERR };
+            let Some(i) = find_drive(g, pb.io_vref_num.get()) else {
+                return err::NS_DRV_ERR;
+            };
             pb.cs_param[0..2].fill(0); // track
             pb.cs_param[2..22].copy_from_slice(g.drives[i].qel.as_bytes());
             0
         }
         43 => {
-            let sel = u32::from_be_bytes([pb.cs_param[0], pb.cs_param[1], pb.cs_param[2], pb.cs_param[3]]);
+            let sel = u32::from_be_bytes([
+                pb.cs_param[0],
+                pb.cs_param[1],
+                pb.cs_param[2],
+                pb.cs_param[3],
+            ]);
             let info = GestaltInfo {
                 version: gestalt::VERSION,
                 removable: g.removable != 0,

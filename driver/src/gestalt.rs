@@ -28,7 +28,14 @@ pub fn respond(selector: u32, i: &GestaltInfo) -> Option<[u32; 2]> {
     const TRUE: u32 = 0x0100_0000;
     let r = match &selector.to_be_bytes() {
         b"vers" => [i.version, 0],
-        b"devt" => [if i.removable { ostype(b"rdsk") } else { ostype(b"disk") }, 0],
+        b"devt" => [
+            if i.removable {
+                ostype(b"rdsk")
+            } else {
+                ostype(b"disk")
+            },
+            0,
+        ],
         b"intf" => [ostype(b"scsi"), 0],
         b"sync" => [0, 0],
         // DriverGestaltBootResponse {extDev = target<<3 | LUN, partition 0, slot 0, sRsrc 0}.
@@ -64,8 +71,15 @@ mod tests {
 
     #[test]
     fn every_selector_system_7_5_asks() {
-        for s in [b"vers", b"devt", b"intf", b"sync", b"boot", b"wide", b"purg", b"lpwr", b"dAPI", b"ejec", b"flus", b"vmop"] {
-            assert!(respond(ostype(s), &I).is_some(), "{}", core::str::from_utf8(s).unwrap());
+        for s in [
+            b"vers", b"devt", b"intf", b"sync", b"boot", b"wide", b"purg", b"lpwr", b"dAPI",
+            b"ejec", b"flus", b"vmop",
+        ] {
+            assert!(
+                respond(ostype(s), &I).is_some(),
+                "{}",
+                core::str::from_utf8(s).unwrap()
+            );
         }
         assert_eq!(respond(ostype(b"xxxx"), &I), None);
         assert_eq!(respond(ostype(b"boot"), &I), Some([3 << 27, 0]));

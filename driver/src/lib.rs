@@ -42,9 +42,24 @@ mod version_tests {
     #[test]
     fn blob_head_carries_the_crate_version() {
         let src = include_str!("entry.S");
-        let line = src.lines().find(|l| l.contains("+28 driver version")).expect("the version line in entry.S");
-        let bytes: Vec<u8> = line.split('|').next().unwrap().trim().trim_start_matches(".byte").split(',').map(|b| b.trim().parse().unwrap()).collect();
-        let want: Vec<u8> = env!("CARGO_PKG_VERSION").split('.').map(|p| p.parse().unwrap()).chain([0]).collect();
+        let line = src
+            .lines()
+            .find(|l| l.contains("+28 driver version"))
+            .expect("the version line in entry.S");
+        let bytes: Vec<u8> = line
+            .split('|')
+            .next()
+            .unwrap()
+            .trim()
+            .trim_start_matches(".byte")
+            .split(',')
+            .map(|b| b.trim().parse().unwrap())
+            .collect();
+        let want: Vec<u8> = env!("CARGO_PKG_VERSION")
+            .split('.')
+            .map(|p| p.parse().unwrap())
+            .chain([0])
+            .collect();
         assert_eq!(bytes, want);
     }
 }

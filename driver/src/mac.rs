@@ -46,7 +46,11 @@ pub fn new_ptr_sys_clear(size: u32) -> Result<u32, i16> {
     let mut p = 0u32;
     // SAFETY: the glue stores one long through `out`.
     let e = unsafe { ferrite_new_ptr_sys_clear(size, &mut p) } as i16;
-    if e != 0 || p == 0 { Err(if e != 0 { e } else { -108 }) } else { Ok(p) }
+    if e != 0 || p == 0 {
+        Err(if e != 0 { e } else { -108 })
+    } else {
+        Ok(p)
+    }
 }
 
 /// `_DrvrInstall` of our header under `ref_num`.

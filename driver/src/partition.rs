@@ -16,13 +16,18 @@ pub enum MapBlock {
     End,
     /// An entry; `hfs` if it is an `Apple_HFS` partition (whose extent is given), and the
     /// map's entry count.
-    Entry { hfs: Option<Extent>, map_entries: u32 },
+    Entry {
+        hfs: Option<Extent>,
+        map_entries: u32,
+    },
 }
 
 /// Examine one 512-byte map block. An HFS partition that runs past `disk_blocks` (when
 /// known, non-zero) is cut to the disk, never trusted beyond it.
 pub fn examine(block: &[u8], disk_blocks: u32) -> MapBlock {
-    let Some(e) = PartitionEntry::read(block) else { return MapBlock::End };
+    let Some(e) = PartitionEntry::read(block) else {
+        return MapBlock::End;
+    };
     if e.sig.get() != PM_SIGNATURE {
         return MapBlock::End;
     }
@@ -61,14 +66,32 @@ mod tests {
         let e = entry("Apple_HFS", 96, 1000, 4);
         assert_eq!(
             examine(e.as_bytes(), 0),
-            MapBlock::Entry { hfs: Some(Extent { start: 96, blocks: 1000 }), map_entries: 4 }
+            MapBlock::Entry {
+                hfs: Some(Extent {
+                    start: 96,
+                    blocks: 1000
+                }),
+                map_entries: 4
+            }
         );
         assert_eq!(
             examine(e.as_bytes(), 500),
-            MapBlock::Entry { hfs: Some(Extent { start: 96, blocks: 404 }), map_entries: 4 }
+            MapBlock::Entry {
+                hfs: Some(Extent {
+                    start: 96,
+                    blocks: 404
+                }),
+                map_entries: 4
+            }
         );
         let d = entry("Apple_Driver43", 64, 32, 4);
-        assert_eq!(examine(d.as_bytes(), 0), MapBlock::Entry { hfs: None, map_entries: 4 });
+        assert_eq!(
+            examine(d.as_bytes(), 0),
+            MapBlock::Entry {
+                hfs: None,
+                map_entries: 4
+            }
+        );
         assert_eq!(examine(&[0u8; 512], 0), MapBlock::End);
         assert_eq!(examine(&[0x50, 0x4D], 0), MapBlock::End, "short block");
     }

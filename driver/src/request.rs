@@ -33,7 +33,10 @@ pub fn plan(extent: Extent, pos: u64, count: u32) -> Result<Transfer, i16> {
     if first > extent.blocks as u64 || n as u64 > extent.blocks as u64 - first {
         return Err(err::PARAM_ERR);
     }
-    let lba = extent.start.checked_add(first as u32).ok_or(err::PARAM_ERR)?;
+    let lba = extent
+        .start
+        .checked_add(first as u32)
+        .ok_or(err::PARAM_ERR)?;
     Ok(Transfer { lba, blocks: n })
 }
 
@@ -46,14 +49,41 @@ pub fn next_chunk(remaining: u32) -> u32 {
 mod tests {
     use super::*;
 
-    const P: Extent = Extent { start: 100, blocks: 50 };
+    const P: Extent = Extent {
+        start: 100,
+        blocks: 50,
+    };
 
     #[test]
     fn inside_the_partition() {
-        assert_eq!(plan(P, 0, 512), Ok(Transfer { lba: 100, blocks: 1 }));
-        assert_eq!(plan(P, 49 * 512, 512), Ok(Transfer { lba: 149, blocks: 1 }));
-        assert_eq!(plan(P, 0, 50 * 512), Ok(Transfer { lba: 100, blocks: 50 }));
-        assert_eq!(plan(P, 50 * 512, 0), Ok(Transfer { lba: 150, blocks: 0 }));
+        assert_eq!(
+            plan(P, 0, 512),
+            Ok(Transfer {
+                lba: 100,
+                blocks: 1
+            })
+        );
+        assert_eq!(
+            plan(P, 49 * 512, 512),
+            Ok(Transfer {
+                lba: 149,
+                blocks: 1
+            })
+        );
+        assert_eq!(
+            plan(P, 0, 50 * 512),
+            Ok(Transfer {
+                lba: 100,
+                blocks: 50
+            })
+        );
+        assert_eq!(
+            plan(P, 50 * 512, 0),
+            Ok(Transfer {
+                lba: 150,
+                blocks: 0
+            })
+        );
     }
 
     #[test]
@@ -63,15 +93,27 @@ mod tests {
         assert_eq!(plan(P, 1, 512), Err(err::PARAM_ERR));
         assert_eq!(plan(P, 0, 100), Err(err::PARAM_ERR));
         assert_eq!(plan(P, u64::MAX - 511, 512), Err(err::PARAM_ERR));
-        let big = Extent { start: u32::MAX - 10, blocks: 20 };
+        let big = Extent {
+            start: u32::MAX - 10,
+            blocks: 20,
+        };
         assert_eq!(plan(big, 15 * 512, 512), Err(err::PARAM_ERR));
     }
 
     #[test]
     fn wide_positions_past_4gb() {
-        let e = Extent { start: 64, blocks: 12_000_000 }; // ~5.7 GB
+        let e = Extent {
+            start: 64,
+            blocks: 12_000_000,
+        }; // ~5.7 GB
         let pos = 10_000_000u64 * 512;
-        assert_eq!(plan(e, pos, 1024), Ok(Transfer { lba: 10_000_064, blocks: 2 }));
+        assert_eq!(
+            plan(e, pos, 1024),
+            Ok(Transfer {
+                lba: 10_000_064,
+                blocks: 2
+            })
+        );
     }
 
     #[test]

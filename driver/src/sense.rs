@@ -53,7 +53,12 @@ mod tests {
     use super::*;
 
     fn s(key: u8, asc: u8, ascq: u8) -> Option<Sense> {
-        Some(Sense { key, asc, ascq, information: None })
+        Some(Sense {
+            key,
+            asc,
+            ascq,
+            information: None,
+        })
     }
 
     #[test]
@@ -63,11 +68,26 @@ mod tests {
         assert_eq!(classify(2, s(6, 0x29, 0), false), Recovery::Retry);
         assert_eq!(classify(2, s(2, 4, 1), false), Recovery::RetryLater);
         assert_eq!(classify(2, s(2, 4, 2), false), Recovery::StartUnit);
-        assert_eq!(classify(2, s(2, 0x3A, 0), false), Recovery::Fail(err::OFF_LIN_ERR));
-        assert_eq!(classify(2, s(3, 0x11, 0), false), Recovery::Fail(err::IO_ERR));
-        assert_eq!(classify(2, s(3, 0x0C, 0), true), Recovery::Fail(err::IO_ERR));
-        assert_eq!(classify(2, s(7, 0x27, 0), true), Recovery::Fail(err::WPR_ERR));
-        assert_eq!(classify(2, s(5, 0x21, 0), false), Recovery::Fail(err::PARAM_ERR));
+        assert_eq!(
+            classify(2, s(2, 0x3A, 0), false),
+            Recovery::Fail(err::OFF_LIN_ERR)
+        );
+        assert_eq!(
+            classify(2, s(3, 0x11, 0), false),
+            Recovery::Fail(err::IO_ERR)
+        );
+        assert_eq!(
+            classify(2, s(3, 0x0C, 0), true),
+            Recovery::Fail(err::IO_ERR)
+        );
+        assert_eq!(
+            classify(2, s(7, 0x27, 0), true),
+            Recovery::Fail(err::WPR_ERR)
+        );
+        assert_eq!(
+            classify(2, s(5, 0x21, 0), false),
+            Recovery::Fail(err::PARAM_ERR)
+        );
         assert_eq!(classify(2, s(1, 0x17, 0), false), Recovery::Done);
         assert_eq!(classify(0x18, None, false), Recovery::Fail(err::IO_ERR));
     }

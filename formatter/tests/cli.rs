@@ -2042,16 +2042,40 @@ fn the_setup_app_on_an_init_disk_runs_and_lists_the_disk() {
     let s = Scratch::new("launch");
     real_driver_available(&s);
     ok(&s, &["init", "HD20_512.hda", "--size", "20M"]);
-    for (cpu, rom, via) in [("68000", "old", "original SCSI Manager"), ("68040", "scsi43", "SCSI Manager 4.3")] {
-        let out = ok(&s, &["boot", "HD20_512.hda", "--cpu", cpu, "--rom", rom, "--launch", "Macintosh HD:Ferrite Setup"]);
+    for (cpu, rom, via) in [
+        ("68000", "old", "original SCSI Manager"),
+        ("68040", "scsi43", "SCSI Manager 4.3"),
+    ] {
+        let out = ok(
+            &s,
+            &[
+                "boot",
+                "HD20_512.hda",
+                "--cpu",
+                cpu,
+                "--rom",
+                rom,
+                "--launch",
+                "Macintosh HD:Ferrite Setup",
+            ],
+        );
         assert!(out.contains("window \"SCSI Bus\":"), "{cpu}:\n{out}");
-        assert!(out.contains(&format!("SCSI bus, through the {via}")), "{cpu}:\n{out}");
-        assert!(out.contains("ID 2  disk  FERRITE EMULATED DISK 1.0"), "{cpu}:\n{out}");
+        assert!(
+            out.contains(&format!("SCSI bus, through the {via}")),
+            "{cpu}:\n{out}"
+        );
+        assert!(
+            out.contains("ID 2  disk  FERRITE EMULATED DISK 1.0"),
+            "{cpu}:\n{out}"
+        );
         assert!(
             out.contains(&format!("20.0 MB, 40960 blocks of 512; Apple partition map, 3 entries (1 HFS); Ferrite {} driver", env!("CARGO_PKG_VERSION"))),
             "{cpu}:\n{out}"
         );
-        assert!(out.contains("ID 0  no device") && out.contains("ID 6  no device"), "{cpu}:\n{out}");
+        assert!(
+            out.contains("ID 0  no device") && out.contains("ID 6  no device"),
+            "{cpu}:\n{out}"
+        );
         assert!(out.contains("quit to the Finder"), "{cpu}:\n{out}");
     }
 }

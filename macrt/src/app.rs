@@ -46,7 +46,10 @@ pub struct Runtime {
 pub fn start(menus: Menus) -> Runtime {
     tb::init();
     tb::menu_bar(menus.mbar, menus.apple);
-    Runtime { menus, has_wne: tb::trap_available(0xA860) }
+    Runtime {
+        menus,
+        has_wne: tb::trap_available(0xA860),
+    }
 }
 
 /// Where a window may be dragged: the whole desktop below the menu bar.

@@ -60,12 +60,17 @@ pub struct MenuChoice {
 impl MenuChoice {
     pub fn from_long(l: u32) -> Option<MenuChoice> {
         let menu = (l >> 16) as i16;
-        (menu != 0).then_some(MenuChoice { menu, item: l as u16 as i16 })
+        (menu != 0).then_some(MenuChoice {
+            menu,
+            item: l as u16 as i16,
+        })
     }
 }
 
 /// A `Rect` as the Toolbox lays it out: top, left, bottom, right.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
 #[repr(C)]
 pub struct Rect {
     pub top: I16,
@@ -76,7 +81,12 @@ pub struct Rect {
 
 impl Rect {
     pub fn new(top: i16, left: i16, bottom: i16, right: i16) -> Rect {
-        Rect { top: top.into(), left: left.into(), bottom: bottom.into(), right: right.into() }
+        Rect {
+            top: top.into(),
+            left: left.into(),
+            bottom: bottom.into(),
+            right: right.into(),
+        }
     }
 }
 
@@ -92,7 +102,10 @@ mod tests {
         assert_eq!(offset_of!(EventRecord, where_), 10);
         assert_eq!(offset_of!(EventRecord, modifiers), 14);
         assert_eq!(core::mem::size_of::<Rect>(), 8);
-        assert_eq!(MenuChoice::from_long(0x0081_0003), Some(MenuChoice { menu: 129, item: 3 }));
+        assert_eq!(
+            MenuChoice::from_long(0x0081_0003),
+            Some(MenuChoice { menu: 129, item: 3 })
+        );
         assert_eq!(MenuChoice::from_long(0x0000_0003), None);
     }
 }

@@ -18,7 +18,9 @@ unsafe impl GlobalAlloc for MacHeap {
             return unsafe { sys::rt_NewPtr(size as u32) };
         }
         // Room to align, plus the original block address just below the aligned one.
-        let Some(total) = size.checked_add(align + 4) else { return core::ptr::null_mut() };
+        let Some(total) = size.checked_add(align + 4) else {
+            return core::ptr::null_mut();
+        };
         // SAFETY: as above.
         let raw = unsafe { sys::rt_NewPtr(total as u32) };
         if raw.is_null() {

@@ -36,7 +36,12 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
             sys::rt_ExitToShell()
         }
         sys::rt_InitCursor();
-        sys::rt_ParamText(message.as_ptr(), place.as_ptr(), empty.as_ptr(), empty.as_ptr());
+        sys::rt_ParamText(
+            message.as_ptr(),
+            place.as_ptr(),
+            empty.as_ptr(),
+            empty.as_ptr(),
+        );
         if sys::rt_StopAlert(PANIC_ALERT_ID as i32, 0) < 0 {
             // No alert resource: at least make a sound.
             sys::rt_SysBeep(30);

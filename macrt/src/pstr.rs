@@ -126,8 +126,15 @@ mod tests {
         let mut f = Str255::new();
         write!(f, "ID {} {:>5}", 3, "MB").unwrap();
         assert_eq!(f.text(), b"ID 3    MB");
-        assert_eq!(Str255::from_pascal(&[3, b'a', b'b', b'c', b'd']).text(), b"abc");
-        assert_eq!(Str255::from_pascal(&[9, b'a']).text(), b"a", "a short buffer is cut");
+        assert_eq!(
+            Str255::from_pascal(&[3, b'a', b'b', b'c', b'd']).text(),
+            b"abc"
+        );
+        assert_eq!(
+            Str255::from_pascal(&[9, b'a']).text(),
+            b"a",
+            "a short buffer is cut"
+        );
         assert_eq!(mac_roman('é'), b'?');
     }
 }

@@ -226,10 +226,18 @@ pub fn next_event(wne: bool, sleep: u32, evt: &mut EventRecord) -> bool {
     // SAFETY: evt is a 16-byte EventRecord.
     unsafe {
         if wne {
-            sys::rt_WaitNextEvent(crate::event::EVERY_EVENT as u32, evt.as_mut_bytes().as_mut_ptr(), sleep, 0) != 0
+            sys::rt_WaitNextEvent(
+                crate::event::EVERY_EVENT as u32,
+                evt.as_mut_bytes().as_mut_ptr(),
+                sleep,
+                0,
+            ) != 0
         } else {
             sys::rt_SystemTask();
-            sys::rt_GetNextEvent(crate::event::EVERY_EVENT as u32, evt.as_mut_bytes().as_mut_ptr()) != 0
+            sys::rt_GetNextEvent(
+                crate::event::EVERY_EVENT as u32,
+                evt.as_mut_bytes().as_mut_ptr(),
+            ) != 0
         }
     }
 }

@@ -36,7 +36,11 @@ enum Ext {
 
 fn reg(op: &str) -> Option<(bool, u16)> {
     let b = op.as_bytes();
-    if b.len() == 3 && b[0] == b'%' && (b[1] == b'a' || b[1] == b'd') && (b'0'..=b'7').contains(&b[2]) {
+    if b.len() == 3
+        && b[0] == b'%'
+        && (b[1] == b'a' || b[1] == b'd')
+        && (b'0'..=b'7').contains(&b[2])
+    {
         return Some((b[1] == b'a', (b[2] - b'0') as u16));
     }
     if op == "%sp" {
@@ -50,8 +54,9 @@ fn reg(op: &str) -> Option<(bool, u16)> {
 
 /// Data-register-only operations (the destination may not be an address register).
 const DATA_ONLY: &[&str] = &[
-    "and", "or", "eor", "not", "neg", "negx", "ext", "extb", "clr", "lsl", "lsr", "asl", "asr", "rol", "ror",
-    "roxl", "roxr", "swap", "muls", "mulu", "divs", "divu", "divsl", "divul", "btst", "bset", "bclr", "bchg",
+    "and", "or", "eor", "not", "neg", "negx", "ext", "extb", "clr", "lsl", "lsr", "asl", "asr",
+    "rol", "ror", "roxl", "roxr", "swap", "muls", "mulu", "divs", "divu", "divsl", "divul", "btst",
+    "bset", "bclr", "bchg",
 ];
 
 /// Per function (by symbol name): the patchable instructions in order, with whether each names
@@ -68,7 +73,9 @@ fn scan_asm(asm: &str) -> Result<HashMap<String, Vec<(Ext, bool)>>> {
             continue;
         }
         if let Some(p) = &pending
-            && line.strip_prefix(p.as_str()).is_some_and(|r| r.starts_with(':'))
+            && line
+                .strip_prefix(p.as_str())
+                .is_some_and(|r| r.starts_with(':'))
         {
             current = pending.take();
             continue;
@@ -78,13 +85,19 @@ fn scan_asm(asm: &str) -> Result<HashMap<String, Vec<(Ext, bool)>>> {
             continue;
         }
         let Some(f) = &current else { continue };
-        let Some(t) = line.strip_prefix('\t') else { continue };
+        let Some(t) = line.strip_prefix('\t') else {
+            continue;
+        };
         if t.starts_with('.') || t.starts_with(';') {
             continue;
         }
         let t = t.split(';').next().unwrap_or("").trim_end();
         let (mnem, ops) = t.split_once('\t').unwrap_or((t, ""));
-        let ops: Vec<&str> = ops.split(", ").map(str::trim).filter(|o| !o.is_empty()).collect();
+        let ops: Vec<&str> = ops
+            .split(", ")
+            .map(str::trim)
+            .filter(|o| !o.is_empty())
+            .collect();
         let base = mnem.split('.').next().unwrap_or("");
         let e = match (mnem, ops.as_slice()) {
             ("and.l", ["#65535", r]) => reg(r).map(|(a, n)| (Ext::Zext(n), a)),
@@ -96,7 +109,9 @@ fn scan_asm(asm: &str) -> Result<HashMap<String, Vec<(Ext, bool)>>> {
             continue;
         }
         if DATA_ONLY.contains(&base) && ops.iter().any(|o| reg(o).is_some_and(|(a, _)| a)) {
-            bail!("{f}: `{t}`: a data-register operation on an address register, which the build cannot repair");
+            bail!(
+                "{f}: `{t}`: a data-register operation on an address register, which the build cannot repair"
+            );
         }
     }
     Ok(out)
@@ -123,10 +138,16 @@ fn sections(obj: &[u8]) -> Result<Vec<(String, usize, usize)>> {
         if o + 40 > obj.len() {
             bail!("section header {i} out of range");
         }
-        Ok((be32(obj, o), be32(obj, o + 16) as usize, be32(obj, o + 20) as usize))
+        Ok((
+            be32(obj, o),
+            be32(obj, o + 16) as usize,
+            be32(obj, o + 20) as usize,
+        ))
     };
     let (_, stroff, strsize) = sh(shstrndx)?;
-    let strtab = obj.get(stroff..stroff + strsize).context("bad section name table")?;
+    let strtab = obj
+        .get(stroff..stroff + strsize)
+        .context("bad section name table")?;
     let mut v = Vec::with_capacity(shnum);
     for i in 0..shnum {
         let (name, off, size) = sh(i)?;
@@ -152,7 +173,10 @@ pub fn repair(asm: &str, obj: &mut [u8]) -> Result<usize> {
             .iter()
             .find(|(n, _, _)| *n == sec)
             .with_context(|| format!("no section {sec} for {func}"))?;
-        let code = obj.get(off..off + size).context("section out of range")?.to_vec();
+        let code = obj
+            .get(off..off + size)
+            .context("section out of range")?
+            .to_vec();
         // The same instructions in the object, in order (an address register is encoded as
         // the data register of the same number).
         let mut found = Vec::new();
@@ -169,7 +193,9 @@ pub fn repair(asm: &str, obj: &mut [u8]) -> Result<usize> {
             pos += insn.len;
         }
         if found.len() != list.len() || found.iter().zip(list).any(|((f, _), (l, _))| f != l) {
-            bail!("{func}: the object's extensions do not match llc's assembly ({found:?} vs {list:?})");
+            bail!(
+                "{func}: the object's extensions do not match llc's assembly ({found:?} vs {list:?})"
+            );
         }
         for (k, &(e, is_a)) in list.iter().enumerate() {
             if !is_a {
@@ -199,7 +225,14 @@ mod tests {
         let asm = "\t.type\tf,@function\nf:                ; @f\n\tmove.l\t%d1, %a4\n\tand.l\t#65535, %a4\n\tand.l\t#65535, %d2\n\
                    \text.l\t%a1\n\trts\n.Lfunc_end0:\n\t.type\tg,@function\ng:\n\tand.l\t#255, %d0\n\trts\n.Lfunc_end1:\n";
         let m = scan_asm(asm).unwrap();
-        assert_eq!(m["f"], vec![(Ext::Zext(4), true), (Ext::Zext(2), false), (Ext::Sext(1), true)]);
+        assert_eq!(
+            m["f"],
+            vec![
+                (Ext::Zext(4), true),
+                (Ext::Zext(2), false),
+                (Ext::Sext(1), true)
+            ]
+        );
         assert!(!m.contains_key("g"));
         assert!(scan_asm("\t.type\th,@function\nh:\n\tlsl.l\t#2, %a0\n.Lfunc_end2:\n").is_err());
     }

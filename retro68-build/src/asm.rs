@@ -66,7 +66,10 @@ fn assemble(name: &str, source: &str, supervisor: bool) -> Result<FlatImage> {
         .output()
         .context("could not run m68k-linux-gnu-as")?;
     if !out.status.success() {
-        bail!("assembling {name} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "assembling {name} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("link/flat.ld");
     let out = tool("m68k-linux-gnu-ld")?
@@ -78,7 +81,10 @@ fn assemble(name: &str, source: &str, supervisor: bool) -> Result<FlatImage> {
         .output()
         .context("could not run m68k-linux-gnu-ld")?;
     if !out.status.success() {
-        bail!("linking {name} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "linking {name} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let data = std::fs::read(&elf)?;
     for f in [&src, &obj, &elf] {
@@ -99,15 +105,24 @@ fn assemble(name: &str, source: &str, supervisor: bool) -> Result<FlatImage> {
     let mut data: Vec<(u32, u32)> = Vec::new();
     let mut symbols: Vec<Symbol> = Vec::new();
     for s in file.symbols() {
-        let (Some(_), Ok(name)) = (s.section_index(), s.name()) else { continue };
-        if name.is_empty() || s.kind() == object::SymbolKind::Section || s.kind() == object::SymbolKind::File {
+        let (Some(_), Ok(name)) = (s.section_index(), s.name()) else {
+            continue;
+        };
+        if name.is_empty()
+            || s.kind() == object::SymbolKind::Section
+            || s.kind() == object::SymbolKind::File
+        {
             continue;
         }
         let addr = s.address() as u32;
         if s.kind() == object::SymbolKind::Data && s.size() > 0 && addr < code_len {
             data.push((addr, (addr + s.size() as u32).min(code_len)));
         } else if s.kind() != object::SymbolKind::Data {
-            symbols.push(Symbol { name: name.to_string(), addr, size: 0 });
+            symbols.push(Symbol {
+                name: name.to_string(),
+                addr,
+                size: 0,
+            });
         }
     }
     // Decode everything (code labels after a data object resynchronise the decoder) and
@@ -141,6 +156,9 @@ mod tests {
         assert_eq!(img.export("entry"), Some(0));
         assert_eq!(img.reloc_offsets().unwrap().len(), 2, "lea abs.l + .long");
         let err = assemble_flat("bad", "        .text\n        bra.l .\n").unwrap_err();
-        assert!(format!("{err:#}").contains("68000") || format!("{err:#}").contains("failed"), "{err:#}");
+        assert!(
+            format!("{err:#}").contains("68000") || format!("{err:#}").contains("failed"),
+            "{err:#}"
+        );
     }
 }

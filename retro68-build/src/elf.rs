@@ -6,8 +6,8 @@ use ferrite_shared::flat::{Export, FlatImage, encode_relocs};
 use object::elf;
 use object::read::elf::{ElfFile32, FileHeader};
 use object::{
-    Endianness, Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionKind,
-    SymbolKind, SymbolSection,
+    Endianness, Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget,
+    SectionKind, SymbolKind, SymbolSection,
 };
 
 /// A function symbol: name, address, size in bytes.
@@ -52,7 +52,10 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
     let header = file.elf_header();
     let endian = header.endian().context("bad ELF endianness")?;
     if header.e_machine(endian) != elf::EM_68K {
-        bail!("ELF is not for the 68k (e_machine {})", header.e_machine(endian));
+        bail!(
+            "ELF is not for the 68k (e_machine {})",
+            header.e_machine(endian)
+        );
     }
 
     // Allocated sections in address order.
@@ -116,7 +119,10 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
                     match sym.section() {
                         SymbolSection::Absolute => true,
                         SymbolSection::Undefined => {
-                            bail!("undefined symbol `{}` in the linked image", sym.name().unwrap_or("?"))
+                            bail!(
+                                "undefined symbol `{}` in the linked image",
+                                sym.name().unwrap_or("?")
+                            )
                         }
                         _ => false,
                     }
@@ -193,20 +199,29 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
 impl Linked {
     /// Address of a defined symbol.
     pub fn symbol(&self, name: &str) -> Option<u32> {
-        self.symbols.iter().find(|(n, _)| n == name).map(|(_, a)| *a)
+        self.symbols
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, a)| *a)
     }
 
     /// Make the flat container, exporting `exports` (each must be defined).
     pub fn to_flat(&self, exports: &[&str], cpu: u32) -> Result<FlatImage> {
         if self.base != 0 {
-            bail!("a flat image must be linked at address 0 (this one starts at {:#x})", self.base);
+            bail!(
+                "a flat image must be linked at address 0 (this one starts at {:#x})",
+                self.base
+            );
         }
         let mut ex = Vec::new();
         for name in exports {
             let addr = self
                 .symbol(name)
                 .with_context(|| format!("exported symbol `{name}` is not defined in the image"))?;
-            ex.push(Export { name: (*name).to_string(), offset: addr });
+            ex.push(Export {
+                name: (*name).to_string(),
+                offset: addr,
+            });
         }
         Ok(FlatImage {
             image: self.image.clone(),
@@ -236,8 +251,10 @@ pub fn write_exec(image: &[u8], base: u32, code_len: u32, bss_len: u32, entry: u
     let shoff = (shstr_off + shstrtab.len() + 3) & !3;
 
     let mut out = vec![0u8; BODY];
-    let put16 = |o: &mut Vec<u8>, at: usize, v: u16| o[at..at + 2].copy_from_slice(&v.to_be_bytes());
-    let put32 = |o: &mut Vec<u8>, at: usize, v: u32| o[at..at + 4].copy_from_slice(&v.to_be_bytes());
+    let put16 =
+        |o: &mut Vec<u8>, at: usize, v: u16| o[at..at + 2].copy_from_slice(&v.to_be_bytes());
+    let put32 =
+        |o: &mut Vec<u8>, at: usize, v: u32| o[at..at + 4].copy_from_slice(&v.to_be_bytes());
     out[0..4].copy_from_slice(b"\x7fELF");
     out[4] = 1; // ELFCLASS32
     out[5] = 2; // ELFDATA2MSB
@@ -268,21 +285,58 @@ pub fn write_exec(image: &[u8], base: u32, code_len: u32, bss_len: u32, entry: u
     out.extend_from_slice(image);
     out.extend_from_slice(shstrtab);
     out.resize(shoff + 5 * SHDR, 0);
-    let mut sh = |i: usize, name: u32, ty: u32, flags: u32, addr: u32, off: u32, size: u32, align: u32| {
-        let at = shoff + i * SHDR;
-        put32(&mut out, at, name);
-        put32(&mut out, at + 4, ty);
-        put32(&mut out, at + 8, flags);
-        put32(&mut out, at + 12, addr);
-        put32(&mut out, at + 16, off);
-        put32(&mut out, at + 20, size);
-        put32(&mut out, at + 32, align);
-    };
+    let mut sh =
+        |i: usize, name: u32, ty: u32, flags: u32, addr: u32, off: u32, size: u32, align: u32| {
+            let at = shoff + i * SHDR;
+            put32(&mut out, at, name);
+            put32(&mut out, at + 4, ty);
+            put32(&mut out, at + 8, flags);
+            put32(&mut out, at + 12, addr);
+            put32(&mut out, at + 16, off);
+            put32(&mut out, at + 20, size);
+            put32(&mut out, at + 32, align);
+        };
     let body = BODY as u32;
-    sh(1, n_text, elf::SHT_PROGBITS, elf::SHF_ALLOC | elf::SHF_EXECINSTR, base, body, code_len, 2);
-    sh(2, n_data, elf::SHT_PROGBITS, elf::SHF_ALLOC | elf::SHF_WRITE, base + code_len, body + code_len, data_len, 4);
-    sh(3, n_bss, elf::SHT_NOBITS, elf::SHF_ALLOC | elf::SHF_WRITE, base + image_len, body + image_len, bss_len, 4);
-    sh(4, n_shstr, elf::SHT_STRTAB, 0, 0, shstr_off as u32, shstrtab.len() as u32, 1);
+    sh(
+        1,
+        n_text,
+        elf::SHT_PROGBITS,
+        elf::SHF_ALLOC | elf::SHF_EXECINSTR,
+        base,
+        body,
+        code_len,
+        2,
+    );
+    sh(
+        2,
+        n_data,
+        elf::SHT_PROGBITS,
+        elf::SHF_ALLOC | elf::SHF_WRITE,
+        base + code_len,
+        body + code_len,
+        data_len,
+        4,
+    );
+    sh(
+        3,
+        n_bss,
+        elf::SHT_NOBITS,
+        elf::SHF_ALLOC | elf::SHF_WRITE,
+        base + image_len,
+        body + image_len,
+        bss_len,
+        4,
+    );
+    sh(
+        4,
+        n_shstr,
+        elf::SHT_STRTAB,
+        0,
+        0,
+        shstr_off as u32,
+        shstrtab.len() as u32,
+        1,
+    );
     out
 }
 

@@ -47,7 +47,9 @@ fn parse_def(t: &str) -> Option<(String, Def)> {
     if !dst.starts_with('%') {
         return None;
     }
-    let mut w = rhs.split_whitespace().filter(|x| !matches!(*x, "nuw" | "nsw" | "exact" | "nneg" | "disjoint"));
+    let mut w = rhs
+        .split_whitespace()
+        .filter(|x| !matches!(*x, "nuw" | "nsw" | "exact" | "nneg" | "disjoint"));
     let op = w.next()?;
     let rest: Vec<&str> = w.collect();
     let args = match op {
@@ -56,11 +58,20 @@ fn parse_def(t: &str) -> Option<(String, Def)> {
         "zext" | "sext" | "trunc" => vec![rest.get(1)?.to_string()],
         // and/lshr/ashr TY %a, %b
         "and" | "lshr" | "ashr" => {
-            vec![rest.get(1)?.trim_end_matches(',').to_string(), rest.get(2)?.trim_end_matches(',').to_string()]
+            vec![
+                rest.get(1)?.trim_end_matches(',').to_string(),
+                rest.get(2)?.trim_end_matches(',').to_string(),
+            ]
         }
         _ => return None,
     };
-    Some((dst.to_string(), Def { op: op.to_string(), args }))
+    Some((
+        dst.to_string(),
+        Def {
+            op: op.to_string(),
+            args,
+        },
+    ))
 }
 
 /// Does `v` reach a `load` of the current block through the followed opcodes?
@@ -74,7 +85,9 @@ fn reaches_load(defs: &std::collections::HashMap<String, Def>, v: &str, depth: u
 
 /// Is the type token an integer of 16 bits or more?
 fn wide_int(ty: &str) -> bool {
-    ty.strip_prefix('i').and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n >= 16)
+    ty.strip_prefix('i')
+        .and_then(|n| n.parse::<u32>().ok())
+        .is_some_and(|n| n >= 16)
 }
 
 /// Insert a `freeze` before each store of an extended load (module docs). Returns the rewritten
@@ -98,7 +111,9 @@ pub fn freeze_ext_stores(ll: &str) -> Result<(String, usize)> {
             defs.insert(dst, d);
         }
         // store [volatile] TY VAL, ptr …
-        let store = t.strip_prefix("store ").map(|r| r.strip_prefix("volatile ").unwrap_or(r));
+        let store = t
+            .strip_prefix("store ")
+            .map(|r| r.strip_prefix("volatile ").unwrap_or(r));
         let hit = store.and_then(|r| {
             let mut w = r.splitn(3, ' ');
             let ty = w.next()?;
@@ -137,7 +152,12 @@ mod tests {
         let ir = "define void @f(ptr %o, ptr %n) {\nstart:\n  %0 = getelementptr inbounds nuw i8, ptr %n, i32 50\n  %_3 = load i16, ptr %0, align 2, !noundef !4\n  %1 = zext i16 %_3 to i32\n  store i32 %1, ptr %o, align 2\n  ret void\n}\n";
         let (out, n) = freeze_ext_stores(ir).unwrap();
         assert_eq!(n, 1);
-        assert!(out.contains("  %__ferrite_xs1 = freeze i32 %1\n  store i32 %__ferrite_xs1, ptr %o, align 2\n"), "{out}");
+        assert!(
+            out.contains(
+                "  %__ferrite_xs1 = freeze i32 %1\n  store i32 %__ferrite_xs1, ptr %o, align 2\n"
+            ),
+            "{out}"
+        );
     }
 
     #[test]
@@ -145,7 +165,10 @@ mod tests {
         let ir = "define void @f(ptr %o, ptr %n) {\nstart:\n  %a = load i32, ptr %n, align 2\n  %b = and i32 %a, 65535\n  store i32 %b, ptr %o, align 2\n  %c = lshr exact i32 %a, 16\n  store volatile i32 %c, ptr %o, align 2\n  %d = load i8, ptr %n, align 1\n  %e = sext i8 %d to i16\n  store i16 %e, ptr %o, align 2\n  %t = trunc nuw i32 %a to i16\n  %z = zext i16 %t to i64\n  store i64 %z, ptr %o, align 2\n  ret void\n}\n";
         let (out, n) = freeze_ext_stores(ir).unwrap();
         assert_eq!(n, 4, "{out}");
-        assert!(out.contains("store volatile i32 %__ferrite_xs2, ptr %o"), "{out}");
+        assert!(
+            out.contains("store volatile i32 %__ferrite_xs2, ptr %o"),
+            "{out}"
+        );
         assert!(out.contains("%__ferrite_xs4 = freeze i64 %z\n"), "{out}");
     }
 

@@ -3,10 +3,10 @@
 pub mod anext;
 pub mod asm;
 pub mod elf;
+pub mod extstore;
 pub mod m68k;
 pub mod pipeline;
 pub mod prereq;
 pub mod rsrc;
 pub mod stackidx;
-pub mod extstore;
 pub mod wideshift;

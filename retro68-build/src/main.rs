@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "Build, verify and test Ferrite (m68k Mac SCSI driver and formatter)")]
+#[command(
+    name = "cargo xtask",
+    about = "Build, verify and test Ferrite (m68k Mac SCSI driver and formatter)"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -40,7 +43,10 @@ enum Cmd {
 
 fn workspace_root() -> PathBuf {
     // CARGO_MANIFEST_DIR is retro68-build/ at compile time.
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
 }
 
 fn main() -> ExitCode {
@@ -113,13 +119,42 @@ fn demo(root: &Path, driver: &Path) -> Result<()> {
     )?;
     eprintln!("xtask: building the ferrite command (release)");
     status(
-        cargo_stable(root).args(["build", "--quiet", "--release", "-p", "ferrite-formatter", "--bin", "ferrite"]),
+        cargo_stable(root).args([
+            "build",
+            "--quiet",
+            "--release",
+            "-p",
+            "ferrite-formatter",
+            "--bin",
+            "ferrite",
+        ]),
         "cargo build --release --bin ferrite",
     )?;
     let ferrite = |args: &[&str]| -> Result<()> {
-        println!("\n$ ferrite {}", args.iter().map(|a| if a.contains(' ') { format!("'{a}'") } else { a.to_string() }).collect::<Vec<_>>().join(" "));
+        println!(
+            "\n$ ferrite {}",
+            args.iter()
+                .map(|a| if a.contains(' ') {
+                    format!("'{a}'")
+                } else {
+                    a.to_string()
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         status(
-            cargo_stable(root).args(["run", "--quiet", "--release", "-p", "ferrite-formatter", "--bin", "ferrite", "--"]).args(args),
+            cargo_stable(root)
+                .args([
+                    "run",
+                    "--quiet",
+                    "--release",
+                    "-p",
+                    "ferrite-formatter",
+                    "--bin",
+                    "ferrite",
+                    "--",
+                ])
+                .args(args),
             &format!("ferrite {}", args[0]),
         )
     };
@@ -142,7 +177,9 @@ fn demo(root: &Path, driver: &Path) -> Result<()> {
         "\nxtask demo: {disk} boots in the emulated Quadra, the file came back through the driver, and \
          Ferrite Setup, read from the disk through the driver, ran and listed the SCSI bus."
     );
-    println!("Put it on a BlueSCSI/ZuluSCSI SD card, or see `cargo run --release --bin ferrite -- --help`.");
+    println!(
+        "Put it on a BlueSCSI/ZuluSCSI SD card, or see `cargo run --release --bin ferrite -- --help`."
+    );
     Ok(())
 }
 
@@ -174,19 +211,36 @@ fn verify_file(file: &Path, cpu: u32) -> Result<ExitCode> {
         let syms: Vec<m68k::Symbol> = linked
             .functions
             .iter()
-            .map(|f| m68k::Symbol { name: f.name.clone(), addr: f.addr, size: f.size })
+            .map(|f| m68k::Symbol {
+                name: f.name.clone(),
+                addr: f.addr,
+                size: f.size,
+            })
             .collect();
-        m68k::verify(&linked.image[..linked.code_len as usize], linked.base, cpu, &syms)
+        m68k::verify(
+            &linked.image[..linked.code_len as usize],
+            linked.base,
+            cpu,
+            &syms,
+        )
     } else if data.starts_with(&ferrite_shared::flat::MAGIC) {
-        let flat = ferrite_shared::flat::FlatImage::parse(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let flat =
+            ferrite_shared::flat::FlatImage::parse(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
         let syms: Vec<m68k::Symbol> = flat
             .exports
             .iter()
-            .map(|e| m68k::Symbol { name: e.name.clone(), addr: e.offset, size: 0 })
+            .map(|e| m68k::Symbol {
+                name: e.name.clone(),
+                addr: e.offset,
+                size: 0,
+            })
             .collect();
         m68k::verify(&flat.image[..flat.code_len as usize], 0, cpu, &syms)
     } else {
-        bail!("{} is neither an ELF file nor a Ferrite flat image", file.display());
+        bail!(
+            "{} is neither an ELF file nor a Ferrite flat image",
+            file.display()
+        );
     };
     for f in &report.findings {
         println!("{}: {f}", file.display());
@@ -197,7 +251,11 @@ fn verify_file(file: &Path, cpu: u32) -> Result<ExitCode> {
         report.instructions,
         report.findings.len()
     );
-    Ok(if report.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn cargo_stable(root: &Path) -> Command {
@@ -207,7 +265,9 @@ fn cargo_stable(root: &Path) -> Command {
 }
 
 fn status(cmd: &mut Command, what: &str) -> Result<()> {
-    let st = cmd.status().with_context(|| format!("could not start {what}"))?;
+    let st = cmd
+        .status()
+        .with_context(|| format!("could not start {what}"))?;
     if !st.success() {
         bail!("{what} failed ({st})");
     }
@@ -242,7 +302,10 @@ fn test(root: &Path) -> Result<()> {
     )?;
 
     // 3. Proof that the LLVM flag matters: without it, the build must be caught.
-    let with_flag = built.iter().find(|b| b.artifact.name == "codegen-suite").expect("suite built");
+    let with_flag = built
+        .iter()
+        .find(|b| b.artifact.name == "codegen-suite")
+        .expect("suite built");
     no_flag_is_caught(root, with_flag)?;
 
     // 4. Byte-for-byte reproducible: a second build from scratch gives the same files.
@@ -253,17 +316,29 @@ fn test(root: &Path) -> Result<()> {
 
 fn conformance_runner(root: &Path) -> Command {
     let mut cmd = cargo_stable(root);
-    cmd.args(["run", "--quiet", "--release", "-p", "ferrite-emu", "--bin", "codegen-conformance", "--"]);
+    cmd.args([
+        "run",
+        "--quiet",
+        "--release",
+        "-p",
+        "ferrite-emu",
+        "--bin",
+        "codegen-conformance",
+        "--",
+    ]);
     cmd
 }
 
 /// Passed/total from a `codegen conformance: P/T on TARGET` line.
 fn passed_on(output: &str, target: &str) -> Option<(u32, u32)> {
-    output.lines().find(|l| l.starts_with("codegen conformance:") && l.contains(&format!(" on {target}"))).and_then(|l| {
-        let frac = l.split_whitespace().nth(2)?;
-        let (p, t) = frac.split_once('/')?;
-        Some((p.parse().ok()?, t.parse().ok()?))
-    })
+    output
+        .lines()
+        .find(|l| l.starts_with("codegen conformance:") && l.contains(&format!(" on {target}")))
+        .and_then(|l| {
+            let frac = l.split_whitespace().nth(2)?;
+            let (p, t) = frac.split_once('/')?;
+            Some((p.parse().ok()?, t.parse().ok()?))
+        })
 }
 
 fn reproducible(root: &Path, first: &[Built]) -> Result<()> {
@@ -277,7 +352,9 @@ fn reproducible(root: &Path, first: &[Built]) -> Result<()> {
         stackidx_rewrite: true,
     };
     let _ = std::fs::remove_dir_all(&opts.build_dir);
-    eprintln!("xtask: building every artifact a second time, from scratch, to check reproducibility");
+    eprintln!(
+        "xtask: building every artifact a second time, from scratch, to check reproducibility"
+    );
     let second = build_all(&opts)?;
     for (a, b) in first.iter().zip(&second) {
         let x = std::fs::read(&a.path)?;
@@ -291,7 +368,10 @@ fn reproducible(root: &Path, first: &[Built]) -> Result<()> {
             );
         }
     }
-    println!("reproducible: {} artifacts byte-for-byte identical across two clean builds", first.len());
+    println!(
+        "reproducible: {} artifacts byte-for-byte identical across two clean builds",
+        first.len()
+    );
     Ok(())
 }
 
@@ -307,9 +387,18 @@ fn no_flag_is_caught(root: &Path, with_flag: &Built) -> Result<()> {
         repair_hazards: false,
         stackidx_rewrite: true,
     };
-    let a = ARTIFACTS.iter().find(|a| a.name == "codegen-suite").expect("codegen-suite artifact");
-    let l = ARTIFACTS.iter().find(|a| a.name == "codegen-suite-linux").expect("codegen-suite-linux artifact");
-    eprintln!("xtask: building the codegen suite WITHOUT {} (expected to be caught)", pipeline::PHI_FLAG);
+    let a = ARTIFACTS
+        .iter()
+        .find(|a| a.name == "codegen-suite")
+        .expect("codegen-suite artifact");
+    let l = ARTIFACTS
+        .iter()
+        .find(|a| a.name == "codegen-suite-linux")
+        .expect("codegen-suite-linux artifact");
+    eprintln!(
+        "xtask: building the codegen suite WITHOUT {} (expected to be caught)",
+        pipeline::PHI_FLAG
+    );
     let built = pipeline::build_artifact(a, &opts)?;
     let built_linux = pipeline::build_artifact(l, &opts)?;
     let (h_with, h_without) = (with_flag.raw_hazards, built.raw_hazards);
@@ -327,8 +416,12 @@ fn no_flag_is_caught(root: &Path, with_flag: &Built) -> Result<()> {
     println!(
         "without {}: the verifier finds {h_without} flag hazards (with it: {h_with}); the suite passes {} on the 68040 (with it: {})",
         pipeline::PHI_FLAG,
-        p_without.map(|(p, t)| format!("{p}/{t}")).unwrap_or_else(|| "nothing".into()),
-        p_with.map(|(p, t)| format!("{p}/{t}")).unwrap_or_else(|| "?".into()),
+        p_without
+            .map(|(p, t)| format!("{p}/{t}"))
+            .unwrap_or_else(|| "nothing".into()),
+        p_with
+            .map(|(p, t)| format!("{p}/{t}"))
+            .unwrap_or_else(|| "?".into()),
     );
     let verifier_caught = h_without > h_with;
     let suite_caught = match (p_without, p_with) {
@@ -337,7 +430,10 @@ fn no_flag_is_caught(root: &Path, with_flag: &Built) -> Result<()> {
         (Some(_), None) => false,
     };
     if !verifier_caught && !suite_caught {
-        bail!("building without {} was NOT caught by the verifier or the suite", pipeline::PHI_FLAG);
+        bail!(
+            "building without {} was NOT caught by the verifier or the suite",
+            pipeline::PHI_FLAG
+        );
     }
     Ok(())
 }

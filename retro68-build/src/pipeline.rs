@@ -102,9 +102,23 @@ pub struct Artifact {
 pub const ARTIFACTS: &[Artifact] = &[
     Artifact {
         name: "ferrite-driver",
-        source: Source::Crate { package: "ferrite-driver", features: &[], opt_level: "s" },
-        kind: Kind::DriverBlob { exports: &["ferrite_blob_start", "ferrite_drvr_header", "ferrite_settings"] },
-        extra_asm: &["driver/src/entry.S", "driver/src/glue.S", "retro68-build/stub/relocate.S"],
+        source: Source::Crate {
+            package: "ferrite-driver",
+            features: &[],
+            opt_level: "s",
+        },
+        kind: Kind::DriverBlob {
+            exports: &[
+                "ferrite_blob_start",
+                "ferrite_drvr_header",
+                "ferrite_settings",
+            ],
+        },
+        extra_asm: &[
+            "driver/src/entry.S",
+            "driver/src/glue.S",
+            "retro68-build/stub/relocate.S",
+        ],
         shipped: true,
         // A panic is a bug: stop at once instead of formatting a message (keeps core::fmt,
         // 6 KB, out of the blob).
@@ -112,15 +126,23 @@ pub const ARTIFACTS: &[Artifact] = &[
     },
     Artifact {
         name: "ferrite-relocate",
-        source: Source::Asm { file: "retro68-build/stub/relocate.S" },
-        kind: Kind::Flat { exports: &["ferrite_relocate"] },
+        source: Source::Asm {
+            file: "retro68-build/stub/relocate.S",
+        },
+        kind: Kind::Flat {
+            exports: &["ferrite_relocate"],
+        },
         extra_asm: &[],
         shipped: true,
         rustflags: &[],
     },
     Artifact {
         name: "ferrite-setup",
-        source: Source::Crate { package: "ferrite-setup", features: &[], opt_level: "s" },
+        source: Source::Crate {
+            package: "ferrite-setup",
+            features: &[],
+            opt_level: "s",
+        },
         kind: Kind::Application {
             entry: "main",
             resources: "setup/resources.rdef",
@@ -134,15 +156,25 @@ pub const ARTIFACTS: &[Artifact] = &[
     },
     Artifact {
         name: "codegen-suite",
-        source: Source::Crate { package: "codegen-suite", features: &["mac"], opt_level: "s" },
-        kind: Kind::Flat { exports: &["cg_case_count", "cg_run_case"] },
+        source: Source::Crate {
+            package: "codegen-suite",
+            features: &["mac"],
+            opt_level: "s",
+        },
+        kind: Kind::Flat {
+            exports: &["cg_case_count", "cg_run_case"],
+        },
         extra_asm: &[],
         shipped: false,
         rustflags: &[],
     },
     Artifact {
         name: "codegen-suite-linux",
-        source: Source::Crate { package: "codegen-suite", features: &["linux"], opt_level: "s" },
+        source: Source::Crate {
+            package: "codegen-suite",
+            features: &["linux"],
+            opt_level: "s",
+        },
         kind: Kind::LinuxElf,
         extra_asm: &["tests/codegen/linux_start.S"],
         shipped: false,
@@ -215,7 +247,16 @@ fn nightly_cargo(opts: &Options) -> Command {
     let mut cmd = Command::new("cargo");
     cmd.arg(format!("+{}", toolchain()));
     // Do not let the outer (stable) cargo's settings leak into the nightly build.
-    for var in ["RUSTC", "RUSTDOC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTUP_TOOLCHAIN", "CARGO_BUILD_TARGET", "CARGO_ENCODED_RUSTFLAGS", "CARGO_TARGET_DIR"] {
+    for var in [
+        "RUSTC",
+        "RUSTDOC",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "RUSTUP_TOOLCHAIN",
+        "CARGO_BUILD_TARGET",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+    ] {
         cmd.env_remove(var);
     }
     cmd.current_dir(&opts.root);
@@ -270,7 +311,11 @@ pub fn pin_wrapper(root: &Path) -> Result<()> {
 /// Compile `a` for the 68k; returns the path of the object or static library to link.
 pub fn compile(a: &Artifact, opts: &Options) -> Result<PathBuf> {
     match a.source {
-        Source::Crate { package, features, opt_level } => cargo_build(a.name, package, features, opt_level, a.rustflags, opts),
+        Source::Crate {
+            package,
+            features,
+            opt_level,
+        } => cargo_build(a.name, package, features, opt_level, a.rustflags, opts),
         Source::Asm { file } => assemble(a.name, &opts.root.join(file), opts),
     }
 }
@@ -299,7 +344,11 @@ fn assemble(name: &str, file: &Path, opts: &Options) -> Result<PathBuf> {
         .output()
         .context("could not run m68k-linux-gnu-as")?;
     if !out.status.success() {
-        bail!("assembling {} failed:\n{}", file.display(), String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "assembling {} failed:\n{}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     Ok(obj)
 }
@@ -315,20 +364,29 @@ pub fn cargo_build(
 ) -> Result<PathBuf> {
     let target_dir = opts.build_dir.join(name);
     let mut cmd = nightly_cargo(opts);
-    cmd.args(["rustc", "--quiet", "--release", "--lib", "-p", package, "--crate-type", "staticlib"])
-        .arg("--target")
-        .arg(opts.root.join("m68k.json"))
-        .args(["-Zjson-target-spec", "-Zbuild-std=core,alloc"])
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .env("RUSTFLAGS", rustflags(opts, extra_rustflags))
-        .env(
-            "CARGO_PROFILE_RELEASE_OPT_LEVEL",
-            std::env::var("FERRITE_M68K_OPT_LEVEL").unwrap_or_else(|_| opt_level.to_string()),
-        )
-        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
-        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-        .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
-        .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
+    cmd.args([
+        "rustc",
+        "--quiet",
+        "--release",
+        "--lib",
+        "-p",
+        package,
+        "--crate-type",
+        "staticlib",
+    ])
+    .arg("--target")
+    .arg(opts.root.join("m68k.json"))
+    .args(["-Zjson-target-spec", "-Zbuild-std=core,alloc"])
+    .env("CARGO_TARGET_DIR", &target_dir)
+    .env("RUSTFLAGS", rustflags(opts, extra_rustflags))
+    .env(
+        "CARGO_PROFILE_RELEASE_OPT_LEVEL",
+        std::env::var("FERRITE_M68K_OPT_LEVEL").unwrap_or_else(|_| opt_level.to_string()),
+    )
+    .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+    .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+    .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
+    .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
     if !features.is_empty() {
         cmd.arg("--features").arg(features.join(","));
     }
@@ -339,15 +397,23 @@ pub fn cargo_build(
             None => std::env::current_exe().context("cannot find the xtask binary")?,
         };
         if exe.file_stem().and_then(|s| s.to_str()) != Some("xtask") {
-            bail!("the stack-index rewrite needs the xtask binary as rustc wrapper, not {}", exe.display());
+            bail!(
+                "the stack-index rewrite needs the xtask binary as rustc wrapper, not {}",
+                exe.display()
+            );
         }
-        cmd.env("RUSTC_WRAPPER", exe).env(crate::stackidx::WRAPPER_ENV, opts.root.join("m68k.json"));
+        cmd.env("RUSTC_WRAPPER", exe)
+            .env(crate::stackidx::WRAPPER_ENV, opts.root.join("m68k.json"));
     }
-    let status = cmd.status().with_context(|| format!("could not run cargo +{NIGHTLY}"))?;
+    let status = cmd
+        .status()
+        .with_context(|| format!("could not run cargo +{NIGHTLY}"))?;
     if !status.success() {
         bail!("building {name} for the 68k failed ({status})");
     }
-    let lib = target_dir.join("m68k/release").join(format!("lib{}.a", package.replace('-', "_")));
+    let lib = target_dir
+        .join("m68k/release")
+        .join(format!("lib{}.a", package.replace('-', "_")));
     if !lib.is_file() {
         bail!("cargo finished but {} is missing", lib.display());
     }
@@ -358,22 +424,30 @@ pub fn cargo_build(
 pub fn link(a: &Artifact, lib: &Path, extra: &[PathBuf], opts: &Options) -> Result<PathBuf> {
     let elf = opts.build_dir.join(format!("{}.elf", a.name));
     let mut cmd = Command::new("m68k-linux-gnu-ld");
-    cmd.args(["-q", "--gc-sections", "--no-warn-rwx-segments", "--build-id=none"]);
+    cmd.args([
+        "-q",
+        "--gc-sections",
+        "--no-warn-rwx-segments",
+        "--build-id=none",
+    ]);
     match a.kind {
         Kind::Flat { exports } | Kind::DriverBlob { exports } => {
-            cmd.arg("-T").arg(opts.root.join("retro68-build/link/flat.ld"));
+            cmd.arg("-T")
+                .arg(opts.root.join("retro68-build/link/flat.ld"));
             cmd.arg("-e").arg("0");
             for e in exports {
                 cmd.arg(format!("--require-defined={e}"));
             }
         }
         Kind::Application { entry, .. } => {
-            cmd.arg("-T").arg(opts.root.join("retro68-build/link/flat.ld"));
+            cmd.arg("-T")
+                .arg(opts.root.join("retro68-build/link/flat.ld"));
             cmd.arg("-e").arg("0");
             cmd.arg(format!("--require-defined={entry}"));
         }
         Kind::LinuxElf => {
-            cmd.arg("-T").arg(opts.root.join("retro68-build/link/linux.ld"));
+            cmd.arg("-T")
+                .arg(opts.root.join("retro68-build/link/linux.ld"));
             cmd.arg("--require-defined=_start");
         }
     }
@@ -385,7 +459,11 @@ pub fn link(a: &Artifact, lib: &Path, extra: &[PathBuf], opts: &Options) -> Resu
     cmd.arg("-o").arg(&elf).args(extra).arg(lib);
     let out = cmd.output().context("could not run m68k-linux-gnu-ld")?;
     if !out.status.success() {
-        bail!("linking {} failed:\n{}", a.name, String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "linking {} failed:\n{}",
+            a.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     Ok(elf)
 }
@@ -407,13 +485,22 @@ fn to_verifier_symbols(linked: &Linked) -> Vec<m68k::Symbol> {
     linked
         .functions
         .iter()
-        .map(|f| m68k::Symbol { name: f.name.clone(), addr: f.addr, size: f.size })
+        .map(|f| m68k::Symbol {
+            name: f.name.clone(),
+            addr: f.addr,
+            size: f.size,
+        })
         .collect()
 }
 
 /// What [`code_passes`] did: legalizer report, flag hazards LLVM left, repair reports, and
 /// the relayouts in order (to map addresses).
-type PassResults = (m68k::LegalizeReport, usize, Option<(m68k::RepairReport, m68k::Repair68000Report)>, Vec<m68k::Relaid>);
+type PassResults = (
+    m68k::LegalizeReport,
+    usize,
+    Option<(m68k::RepairReport, m68k::Repair68000Report)>,
+    Vec<m68k::Relaid>,
+);
 
 /// The code passes on `linked`'s text: legalize, repair flag hazards, repair 68020-only
 /// instructions.
@@ -425,11 +512,18 @@ fn code_passes(a: &Artifact, linked: &mut Linked, opts: &Options) -> Result<Pass
         .map_err(|e| anyhow::anyhow!("legalizing {}: {e}", a.name))?;
     // A far BRA/BSR became JMP/JSR absolute: its operand moves with the load address (flat
     // images) and with the relayout below (both kinds).
-    linked.abs32.extend(legalized.new_abs32.iter().map(|&addr| addr - linked.base));
+    linked
+        .abs32
+        .extend(legalized.new_abs32.iter().map(|&addr| addr - linked.base));
     linked.abs32.sort_unstable();
 
     // Repair the compare/copy/branch miscompiles (see `m68k::relayout`).
-    let raw_hazards = m68k::hazards(&linked.image[..code_len], linked.base, &to_verifier_symbols(linked)).len();
+    let raw_hazards = m68k::hazards(
+        &linked.image[..code_len],
+        linked.base,
+        &to_verifier_symbols(linked),
+    )
+    .len();
     let repair = if opts.repair_hazards {
         let (relaid, report) = m68k::repair_flag_hazards(
             &linked.image,
@@ -445,7 +539,10 @@ fn code_passes(a: &Artifact, linked: &mut Linked, opts: &Options) -> Result<Pass
         adopt(linked, relaid);
 
         // Then the 68020-only multiplies and the privileged MOVE from SR.
-        let helpers = match (linked.symbol(MUL32_SYMBOLS[0]), linked.symbol(MUL32_SYMBOLS[1])) {
+        let helpers = match (
+            linked.symbol(MUL32_SYMBOLS[0]),
+            linked.symbol(MUL32_SYMBOLS[1]),
+        ) {
             (Some(u), Some(s)) => Some((u, s)),
             _ => None,
         };
@@ -478,12 +575,20 @@ fn split_body(linked: &Linked, head_len: u32) -> Result<Linked> {
     body.image = linked.image[head_len as usize..].to_vec();
     body.base = head_len;
     body.code_len = linked.code_len - head_len;
-    body.abs32 = linked.abs32.iter().filter(|&&o| o >= head_len).map(|&o| o - head_len).collect();
+    body.abs32 = linked
+        .abs32
+        .iter()
+        .filter(|&&o| o >= head_len)
+        .map(|&o| o - head_len)
+        .collect();
     body.functions.retain(|f| f.addr >= head_len);
     body.symbols.retain(|s| s.1 >= head_len);
     body.text_objects.retain(|o| o.0 >= head_len);
     if !body.text_objects.is_empty() {
-        bail!("data objects in the driver's text outside its head: {:x?}", body.text_objects);
+        bail!(
+            "data objects in the driver's text outside its head: {:x?}",
+            body.text_objects
+        );
     }
     Ok(body)
 }
@@ -498,7 +603,12 @@ fn merge_body(linked: &mut Linked, head_len: u32, body: Linked, maps: &[m68k::Re
         v
     };
     let mut image = linked.image[..head_len as usize].to_vec();
-    let head_abs: Vec<u32> = linked.abs32.iter().copied().filter(|&o| o < head_len).collect();
+    let head_abs: Vec<u32> = linked
+        .abs32
+        .iter()
+        .copied()
+        .filter(|&o| o < head_len)
+        .collect();
     for &o in &head_abs {
         let o = o as usize;
         let v = u32::from_be_bytes([image[o], image[o + 1], image[o + 2], image[o + 3]]);
@@ -510,7 +620,10 @@ fn merge_body(linked: &mut Linked, head_len: u32, body: Linked, maps: &[m68k::Re
     linked.image = image;
     linked.code_len = head_len + body.code_len;
     linked.bss_len = body.bss_len;
-    linked.abs32 = head_abs.into_iter().chain(body.abs32.iter().map(|&o| o + head_len)).collect();
+    linked.abs32 = head_abs
+        .into_iter()
+        .chain(body.abs32.iter().map(|&o| o + head_len))
+        .collect();
     linked.functions.retain(|f| f.addr < head_len);
     linked.functions.extend(body.functions);
     linked.symbols.retain(|s| s.1 < head_len);
@@ -523,13 +636,22 @@ fn verify_head(linked: &Linked, head_len: u32) -> Vec<m68k::Finding> {
         .symbols
         .iter()
         .filter(|s| s.1 < head_len && !linked.text_objects.iter().any(|o| o.0 == s.1))
-        .map(|(n, a)| m68k::Symbol { name: n.clone(), addr: *a, size: 0 })
+        .map(|(n, a)| m68k::Symbol {
+            name: n.clone(),
+            addr: *a,
+            size: 0,
+        })
         .collect();
     let report = m68k::verify(&linked.image[..head_len as usize], 0, Cpu::M68000, &symbols);
     report
         .findings
         .into_iter()
-        .filter(|f| !linked.text_objects.iter().any(|&(s, e)| (s..e).contains(&f.addr)))
+        .filter(|f| {
+            !linked
+                .text_objects
+                .iter()
+                .any(|&(s, e)| (s..e).contains(&f.addr))
+        })
         .collect()
 }
 
@@ -539,7 +661,8 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
     let extra = extra_objects(a, opts)?;
     let elf_path = link(a, &lib, &extra, opts)?;
     let mut elf_bytes = std::fs::read(&elf_path)?;
-    let mut linked = read_linked(&elf_bytes).with_context(|| format!("reading {}", elf_path.display()))?;
+    let mut linked =
+        read_linked(&elf_bytes).with_context(|| format!("reading {}", elf_path.display()))?;
 
     // The driver's hand-written head (entries, settings, DRVR header: data among code) is
     // neither legalized nor relaid; the code passes run on the rest.
@@ -552,13 +675,23 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
     let (legalized, raw_hazards, repair, verify) = if head_len == 0 {
         let (legalized, raw_hazards, repair, _) = code_passes(a, &mut linked, opts)?;
         let code_len = linked.code_len as usize;
-        let verify = m68k::verify(&linked.image[..code_len], linked.base, Cpu::M68000, &to_verifier_symbols(&linked));
+        let verify = m68k::verify(
+            &linked.image[..code_len],
+            linked.base,
+            Cpu::M68000,
+            &to_verifier_symbols(&linked),
+        );
         (legalized, raw_hazards, repair, verify)
     } else {
         let mut body = split_body(&linked, head_len)?;
         let (legalized, raw_hazards, repair, maps) = code_passes(a, &mut body, opts)?;
         let code_len = body.code_len as usize;
-        let mut verify = m68k::verify(&body.image[..code_len], body.base, Cpu::M68000, &to_verifier_symbols(&body));
+        let mut verify = m68k::verify(
+            &body.image[..code_len],
+            body.base,
+            Cpu::M68000,
+            &to_verifier_symbols(&body),
+        );
         merge_body(&mut linked, head_len, body, &maps);
         verify.findings.extend(verify_head(&linked, head_len));
         verify.findings.sort_by_key(|f| f.addr);
@@ -575,14 +708,22 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
         );
     }
     if opts.strict && a.shipped && !verify.findings.is_empty() {
-        let mut msg = format!("{}: the verifier rejected the code ({} findings):\n", a.name, verify.findings.len());
+        let mut msg = format!(
+            "{}: the verifier rejected the code ({} findings):\n",
+            a.name,
+            verify.findings.len()
+        );
         for f in verify.findings.iter().take(40) {
             let _ = writeln!(msg, "  {f}");
         }
         bail!(msg);
     }
 
-    let out_dir = if a.shipped { opts.out_dir.clone() } else { opts.out_dir.join("test") };
+    let out_dir = if a.shipped {
+        opts.out_dir.clone()
+    } else {
+        opts.out_dir.join("test")
+    };
     std::fs::create_dir_all(&out_dir)?;
     let (path, file_len, relocs, reloc_table_len) = match a.kind {
         Kind::Flat { exports } => {
@@ -590,7 +731,12 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             let bytes = flat.to_bytes();
             let path = out_dir.join(format!("{}.flat", a.name));
             std::fs::write(&path, &bytes)?;
-            (path, bytes.len() as u64, linked.abs32.len() as u32, flat.relocs.len() as u32)
+            (
+                path,
+                bytes.len() as u64,
+                linked.abs32.len() as u32,
+                flat.relocs.len() as u32,
+            )
         }
         Kind::DriverBlob { exports } => {
             let flat = linked.to_flat(exports, 68000)?;
@@ -599,15 +745,28 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             let blob = driver_blob(&flat).with_context(|| format!("making the {} blob", a.name))?;
             let path = out_dir.join(format!("{}.bin", a.name));
             std::fs::write(&path, &blob)?;
-            (path, blob.len() as u64, linked.abs32.len() as u32, flat.relocs.len() as u32)
+            (
+                path,
+                blob.len() as u64,
+                linked.abs32.len() as u32,
+                flat.relocs.len() as u32,
+            )
         }
-        Kind::Application { entry, resources, file_name, file_stem, creator } => {
+        Kind::Application {
+            entry,
+            resources,
+            file_name,
+            file_stem,
+            creator,
+        } => {
             let flat = linked.to_flat(&[entry], 68000)?;
             let bytes = flat.to_bytes();
             std::fs::write(out_dir.join(format!("{}.flat", a.name)), &bytes)?;
             let src_path = opts.root.join(resources);
-            let src = std::fs::read_to_string(&src_path).with_context(|| format!("reading {}", src_path.display()))?;
-            let res = crate::rsrc::compile(&src).map_err(|e| anyhow::anyhow!("{}: {e}", src_path.display()))?;
+            let src = std::fs::read_to_string(&src_path)
+                .with_context(|| format!("reading {}", src_path.display()))?;
+            let res = crate::rsrc::compile(&src)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", src_path.display()))?;
             let fork = crate::rsrc::app::application_fork(&flat, entry, &res)?;
             std::fs::write(out_dir.join(format!("{}.rsrc", a.name)), fork.to_bytes()?)?;
             // Fixed dates keep the file reproducible: 2026-01-01 00:00 (Mac epoch 1904).
@@ -620,12 +779,26 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             let mb = crate::rsrc::app::macbinary(&file, &fork)?;
             let path = out_dir.join(format!("{file_stem}.bin"));
             std::fs::write(&path, &mb)?;
-            (path, mb.len() as u64, linked.abs32.len() as u32, flat.relocs.len() as u32)
+            (
+                path,
+                mb.len() as u64,
+                linked.abs32.len() as u32,
+                flat.relocs.len() as u32,
+            )
         }
         Kind::LinuxElf => {
-            let elf_bytes = if repair.as_ref().is_some_and(|(r, r68)| r.growth > 0 || r68.growth > 0) {
+            let elf_bytes = if repair
+                .as_ref()
+                .is_some_and(|(r, r68)| r.growth > 0 || r68.growth > 0)
+            {
                 let entry = linked.symbol("_start").context("no _start")?;
-                crate::elf::write_exec(&linked.image, linked.base, linked.code_len, linked.bss_len, entry)
+                crate::elf::write_exec(
+                    &linked.image,
+                    linked.base,
+                    linked.code_len,
+                    linked.bss_len,
+                    entry,
+                )
             } else {
                 let off = linked.text_file_offset as usize;
                 let code_len = linked.code_len as usize;
@@ -678,7 +851,10 @@ pub fn driver_blob(flat: &ferrite_shared::flat::FlatImage) -> Result<Vec<u8>> {
     blob[RELOC_OFFSET_FIELD..RELOC_OFFSET_FIELD + 4].copy_from_slice(&at.to_be_bytes());
     blob.extend_from_slice(&flat.relocs);
     if blob.len() > DRIVER_BLOB_MAX {
-        bail!("the driver blob is {} bytes, more than the {DRIVER_BLOB_MAX}-byte slot", blob.len());
+        bail!(
+            "the driver blob is {} bytes, more than the {DRIVER_BLOB_MAX}-byte slot",
+            blob.len()
+        );
     }
     Ok(blob)
 }
@@ -690,7 +866,10 @@ pub fn size_table(built: &[Built]) -> String {
         s,
         "| artifact | kind | code | data | bss | relocations (table bytes) | legalized branches | flag hazards repaired / left by LLVM | mul.l, move sr repaired | instructions verified | findings | file |"
     );
-    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|");
+    let _ = writeln!(
+        s,
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"
+    );
     for b in built {
         let kind = match b.artifact.kind {
             Kind::Flat { .. } => "flat",

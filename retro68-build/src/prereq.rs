@@ -99,7 +99,10 @@ fn have_python_module(module: &str) -> bool {
 /// `python3 -m pip install` (retrying with `--break-system-packages` where pip refuses to
 /// touch a distribution-managed Python).
 pub fn ensure_python_modules(wanted: &[PythonModule]) -> Result<()> {
-    let missing: Vec<&PythonModule> = wanted.iter().filter(|m| !have_python_module(m.module)).collect();
+    let missing: Vec<&PythonModule> = wanted
+        .iter()
+        .filter(|m| !have_python_module(m.module))
+        .collect();
     if missing.is_empty() {
         return Ok(());
     }
@@ -108,19 +111,36 @@ pub fn ensure_python_modules(wanted: &[PythonModule]) -> Result<()> {
     }
     let names: Vec<&str> = missing.iter().map(|m| m.package).collect();
     for m in &missing {
-        eprintln!("xtask: missing Python module `{}` (PyPI package {}), which {}", m.module, m.package, m.why);
+        eprintln!(
+            "xtask: missing Python module `{}` (PyPI package {}), which {}",
+            m.module, m.package, m.why
+        );
     }
     let pip = |extra: &[&str]| {
-        run(Command::new("python3").args(["-m", "pip", "install", "--quiet"]).args(extra).args(&names))
+        run(Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet"])
+            .args(extra)
+            .args(&names))
     };
     if pip(&[]).is_err() {
         pip(&["--break-system-packages"]).with_context(|| {
-            format!("installing {} failed; run `python3 -m pip install {}` by hand", names.join(" "), names.join(" "))
+            format!(
+                "installing {} failed; run `python3 -m pip install {}` by hand",
+                names.join(" "),
+                names.join(" ")
+            )
         })?;
     }
-    let still: Vec<&str> = wanted.iter().filter(|m| !have_python_module(m.module)).map(|m| m.module).collect();
+    let still: Vec<&str> = wanted
+        .iter()
+        .filter(|m| !have_python_module(m.module))
+        .map(|m| m.module)
+        .collect();
     if !still.is_empty() {
-        bail!("after pip install these Python modules still do not import: {}", still.join(", "));
+        bail!(
+            "after pip install these Python modules still do not import: {}",
+            still.join(", ")
+        );
     }
     Ok(())
 }
@@ -142,7 +162,9 @@ fn is_root() -> bool {
 
 fn run(cmd: &mut Command) -> Result<()> {
     eprintln!("xtask: running {cmd:?}");
-    let status = cmd.status().with_context(|| format!("could not start {cmd:?}"))?;
+    let status = cmd
+        .status()
+        .with_context(|| format!("could not start {cmd:?}"))?;
     if !status.success() {
         bail!("{cmd:?} failed with {status}");
     }
@@ -186,10 +208,21 @@ pub fn ensure_nightly() -> Result<()> {
         .args(["component", "list", "--installed", "--toolchain", NIGHTLY])
         .output()
         .context("could not run rustup")?;
-    if !String::from_utf8_lossy(&installed.stdout).lines().any(|l| l.starts_with("llvm-tools")) {
+    if !String::from_utf8_lossy(&installed.stdout)
+        .lines()
+        .any(|l| l.starts_with("llvm-tools"))
+    {
         eprintln!("xtask: llvm-tools of {NIGHTLY} is missing; installing it");
-        run(Command::new("rustup").args(["component", "add", "llvm-tools", "--toolchain", NIGHTLY]))
-            .with_context(|| format!("run `rustup component add llvm-tools --toolchain {NIGHTLY}` by hand"))?;
+        run(Command::new("rustup").args([
+            "component",
+            "add",
+            "llvm-tools",
+            "--toolchain",
+            NIGHTLY,
+        ]))
+        .with_context(|| {
+            format!("run `rustup component add llvm-tools --toolchain {NIGHTLY}` by hand")
+        })?;
     }
     Ok(())
 }
@@ -214,14 +247,23 @@ pub fn ensure_packages(wanted: &[Package]) -> Result<()> {
     if !is_root() {
         bail!("missing prerequisites: run `sudo apt-get update && sudo {command}`, then retry");
     }
-    run(Command::new("apt-get").arg("update").env("DEBIAN_FRONTEND", "noninteractive"))?;
+    run(Command::new("apt-get")
+        .arg("update")
+        .env("DEBIAN_FRONTEND", "noninteractive"))?;
     run(Command::new("apt-get")
         .args(["install", "-y", "--no-install-recommends"])
         .args(&names)
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
-    let still: Vec<&str> = wanted.iter().filter(|p| !have_command(p.command)).map(|p| p.command).collect();
+    let still: Vec<&str> = wanted
+        .iter()
+        .filter(|p| !have_command(p.command))
+        .map(|p| p.command)
+        .collect();
     if !still.is_empty() {
-        bail!("after `{command}` these commands are still missing: {}", still.join(", "));
+        bail!(
+            "after `{command}` these commands are still missing: {}",
+            still.join(", ")
+        );
     }
     Ok(())
 }

@@ -248,7 +248,10 @@ pub fn launder_ir(ll: &str) -> Result<(String, LaunderStats)> {
             .iter()
             .enumerate()
             .filter_map(|(k, inst)| match inst {
-                Some(Inst::Gep { base, constant: true }) => Some((defs[k]?, base.1)),
+                Some(Inst::Gep {
+                    base,
+                    constant: true,
+                }) => Some((defs[k]?, base.1)),
                 _ => None,
             })
             .collect();
@@ -267,12 +270,19 @@ pub fn launder_ir(ll: &str) -> Result<(String, LaunderStats)> {
         // Emit the body, laundering stack operands of the instructions that need it.
         for (k, l) in body.iter().enumerate() {
             let operands: Vec<(usize, &str)> = match &insts[k] {
-                Some(Inst::Gep { base, constant: false }) if stack.contains(base.1) => {
+                Some(Inst::Gep {
+                    base,
+                    constant: false,
+                }) if stack.contains(base.1) => {
                     stats.geps += 1;
                     vec![*base]
                 }
                 Some(Inst::PtrUse(ptrs)) => {
-                    let v: Vec<(usize, &str)> = ptrs.iter().copied().filter(|p| stack.contains(p.1)).collect();
+                    let v: Vec<(usize, &str)> = ptrs
+                        .iter()
+                        .copied()
+                        .filter(|p| stack.contains(p.1))
+                        .collect();
                     stats.others += v.len();
                     v
                 }
@@ -296,7 +306,9 @@ pub fn launder_ir(ll: &str) -> Result<(String, LaunderStats)> {
                         break n;
                     }
                 };
-                out.push_str(&format!("  {fresh_name} = call ptr asm \"\", \"=a,0\"(ptr {name})\n"));
+                out.push_str(&format!(
+                    "  {fresh_name} = call ptr asm \"\", \"=a,0\"(ptr {name})\n"
+                ));
                 rewritten.push_str(&l[last..at]);
                 rewritten.push_str(&fresh_name);
                 last = at + name.len();
@@ -329,7 +341,8 @@ pub fn sret_inreg(ll: &str) -> (String, usize) {
     let mut n = 0;
     for line in ll.lines() {
         let t = line.trim_start();
-        let decl = (t.starts_with("define ") || t.starts_with("declare ")) && line.contains(" fastcc ");
+        let decl =
+            (t.starts_with("define ") || t.starts_with("declare ")) && line.contains(" fastcc ");
         let call = line.contains("call fastcc ") || line.contains("invoke fastcc ");
         if !(line.contains(" sret(") && (decl || call)) {
             out.push_str(line);
@@ -393,9 +406,15 @@ pub fn widen_mulo(ll: &str) -> Result<(String, usize)> {
         out.push_str(&format!("{indent}{base}.p = mul i32 {base}.a, {base}.b\n"));
         out.push_str(&format!("{indent}{base}.v = trunc i32 {base}.p to {ty}\n"));
         out.push_str(&format!("{indent}{base}.w = {ext} {ty} {base}.v to i32\n"));
-        out.push_str(&format!("{indent}{base}.o = icmp ne i32 {base}.w, {base}.p\n"));
-        out.push_str(&format!("{indent}{base}.s = insertvalue {{ {ty}, i1 }} poison, {ty} {base}.v, 0\n"));
-        out.push_str(&format!("{indent}{r} = insertvalue {{ {ty}, i1 }} {base}.s, i1 {base}.o, 1\n"));
+        out.push_str(&format!(
+            "{indent}{base}.o = icmp ne i32 {base}.w, {base}.p\n"
+        ));
+        out.push_str(&format!(
+            "{indent}{base}.s = insertvalue {{ {ty}, i1 }} poison, {ty} {base}.v, 0\n"
+        ));
+        out.push_str(&format!(
+            "{indent}{r} = insertvalue {{ {ty}, i1 }} {base}.s, i1 {base}.o, 1\n"
+        ));
         n += 1;
     }
     Ok((out, n))
@@ -419,7 +438,8 @@ fn parse_mulo_call(line: &str) -> Option<MuloCall<'_>> {
     let (signed, ty, at) = ["umul", "smul"].iter().find_map(|op| {
         ["i8", "i16"].iter().find_map(|ty| {
             let callee = format!(" {{ {ty}, i1 }} @llvm.{op}.with.overflow.{ty}(");
-            rhs.find(&callee).map(|at| (*op == "smul", *ty, at + callee.len()))
+            rhs.find(&callee)
+                .map(|at| (*op == "smul", *ty, at + callee.len()))
         })
     })?;
     // Before the callee: only call markers and (return) attributes.
@@ -461,7 +481,13 @@ fn parse_mulo_call(line: &str) -> Option<MuloCall<'_>> {
     if !(plain(a) && plain(b)) {
         return None;
     }
-    Some(MuloCall { result, signed, ty, a, b })
+    Some(MuloCall {
+        result,
+        signed,
+        ty,
+        a,
+        b,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -469,24 +495,43 @@ fn parse_mulo_call(line: &str) -> Option<MuloCall<'_>> {
 
 /// `llc`, `llvm-dis` and friends of the toolchain whose `rustc` is `rustc`.
 pub fn llvm_tool(rustc: &Path, tool: &str) -> Result<PathBuf> {
-    let out = Command::new(rustc).args(["--print", "sysroot"]).output().context("running rustc --print sysroot")?;
+    let out = Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .context("running rustc --print sysroot")?;
     let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    let vv = Command::new(rustc).arg("-vV").output().context("running rustc -vV")?;
+    let vv = Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .context("running rustc -vV")?;
     let host = String::from_utf8_lossy(&vv.stdout)
         .lines()
         .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
         .context("rustc -vV printed no host")?;
-    let p = sysroot.join("lib/rustlib").join(host).join("bin").join(tool);
+    let p = sysroot
+        .join("lib/rustlib")
+        .join(host)
+        .join("bin")
+        .join(tool);
     if !p.is_file() {
-        bail!("{} is missing: install it with `rustup component add llvm-tools`", p.display());
+        bail!(
+            "{} is missing: install it with `rustup component add llvm-tools`",
+            p.display()
+        );
     }
     Ok(p)
 }
 
 fn run_ok(cmd: &mut Command) -> Result<std::process::Output> {
-    let out = cmd.output().with_context(|| format!("could not start {cmd:?}"))?;
+    let out = cmd
+        .output()
+        .with_context(|| format!("could not start {cmd:?}"))?;
     if !out.status.success() {
-        bail!("{cmd:?} failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "{cmd:?} failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     Ok(out)
 }
@@ -512,7 +557,11 @@ fn codegen_opts(args: &[String]) -> Vec<(&str, &str)> {
     let mut v = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let kv = if a == "-C" { it.next().map(String::as_str) } else { a.strip_prefix("-C") };
+        let kv = if a == "-C" {
+            it.next().map(String::as_str)
+        } else {
+            a.strip_prefix("-C")
+        };
         if let Some(kv) = kv
             && let Some((k, val)) = kv.split_once('=')
         {
@@ -526,28 +575,56 @@ fn codegen_opts(args: &[String]) -> Vec<(&str, &str)> {
 /// target spec in [`WRAPPER_ENV`] that produce code get the rewrite; all others pass through.
 pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
     let rustc = PathBuf::from(&args[0]);
-    let rest: Vec<String> = args[1..].iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    let is_target = arg_value(&rest, "--target").iter().any(|t| Path::new(t) == Path::new(target_spec));
+    let rest: Vec<String> = args[1..]
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let is_target = arg_value(&rest, "--target")
+        .iter()
+        .any(|t| Path::new(t) == Path::new(target_spec));
     let emit = arg_value(&rest, "--emit");
-    let links = emit.iter().any(|e| e.split(',').any(|k| k == "link" || k.starts_with("link=")));
+    let links = emit
+        .iter()
+        .any(|e| e.split(',').any(|k| k == "link" || k.starts_with("link=")));
     if !is_target || !links {
-        let status = Command::new(&rustc).args(&args[1..]).status().context("could not run rustc")?;
+        let status = Command::new(&rustc)
+            .args(&args[1..])
+            .status()
+            .context("could not run rustc")?;
         return Ok(status.code().unwrap_or(1));
     }
 
-    let crate_name = arg_value(&rest, "--crate-name").first().context("no --crate-name")?.to_string();
-    let out_dir = PathBuf::from(arg_value(&rest, "--out-dir").first().context("no --out-dir")?);
+    let crate_name = arg_value(&rest, "--crate-name")
+        .first()
+        .context("no --crate-name")?
+        .to_string();
+    let out_dir = PathBuf::from(
+        arg_value(&rest, "--out-dir")
+            .first()
+            .context("no --out-dir")?,
+    );
     let cg = codegen_opts(&rest);
-    let extra = cg.iter().find(|(k, _)| *k == "extra-filename").map_or("", |(_, v)| v);
+    let extra = cg
+        .iter()
+        .find(|(k, _)| *k == "extra-filename")
+        .map_or("", |(_, v)| v);
     let stem = format!("{crate_name}{extra}");
-    let opt = cg.iter().rev().find(|(k, _)| *k == "opt-level").map_or("0", |(_, v)| v);
+    let opt = cg
+        .iter()
+        .rev()
+        .find(|(k, _)| *k == "opt-level")
+        .map_or("0", |(_, v)| v);
     let llc_opt = match opt {
         "0" => "-O0",
         "1" => "-O1",
         "3" => "-O3",
         _ => "-O2", // 2, s, z: rustc's codegen level for these is Default
     };
-    let llvm_args: Vec<&str> = cg.iter().filter(|(k, _)| *k == "llvm-args").flat_map(|(_, v)| v.split(' ')).collect();
+    let llvm_args: Vec<&str> = cg
+        .iter()
+        .filter(|(k, _)| *k == "llvm-args")
+        .flat_map(|(_, v)| v.split(' '))
+        .collect();
 
     // Ask for the optimized bitcode of every codegen unit besides the usual outputs.
     let work = out_dir.join(format!("{stem}.stackidx"));
@@ -563,12 +640,18 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
     let mut new_args: Vec<String> = Vec::with_capacity(rest.len() + 2);
     for a in &rest {
         if let Some(e) = a.strip_prefix("--emit=") {
-            new_args.push(format!("--emit={e},llvm-bc={}", work.join(format!("{stem}.bc")).display()));
+            new_args.push(format!(
+                "--emit={e},llvm-bc={}",
+                work.join(format!("{stem}.bc")).display()
+            ));
         } else {
             new_args.push(a.clone());
         }
     }
-    let status = Command::new(&rustc).args(&new_args).status().context("could not run rustc")?;
+    let status = Command::new(&rustc)
+        .args(&new_args)
+        .status()
+        .context("could not run rustc")?;
     if !status.success() {
         return Ok(status.code().unwrap_or(1));
     }
@@ -637,7 +720,11 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
         } else {
             String::new() // single unit: found in the archive below
         };
-        let obj = work.join(if member.is_empty() { format!("{stem}.o") } else { member.clone() });
+        let obj = work.join(if member.is_empty() {
+            format!("{stem}.o")
+        } else {
+            member.clone()
+        });
         run_ok(
             Command::new(&llc)
                 .arg(llc_opt)
@@ -663,7 +750,8 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
         )?;
         let asm = std::fs::read_to_string(&asm_path)?;
         let mut bytes = std::fs::read(&obj)?;
-        total.anext += crate::anext::repair(&asm, &mut bytes).with_context(|| format!("repairing {n}"))?;
+        total.anext +=
+            crate::anext::repair(&asm, &mut bytes).with_context(|| format!("repairing {n}"))?;
         std::fs::write(&obj, bytes)?;
         objects.push((member, obj));
         if n.ends_with(".rcgu.bc") && bc.parent() == Some(out_dir.as_path()) {
@@ -676,7 +764,10 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
 
     for ar in &archives {
         let listing = run_ok(Command::new("m68k-linux-gnu-ar").arg("t").arg(ar))?;
-        let members: Vec<String> = String::from_utf8_lossy(&listing.stdout).lines().map(str::to_string).collect();
+        let members: Vec<String> = String::from_utf8_lossy(&listing.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
         // This crate's codegen units: `{stem}.{crate}.{hash}-cgu.N.rcgu.o`. Other members are
         // upstream crates (already rewritten) or rustc's generated allocator shim
         // (`{stem}.{hash}.rcgu.o`, no stack arrays), which stay as rustc made them.
@@ -690,7 +781,10 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
             let name = if member.is_empty() {
                 match local.as_slice() {
                     [one] => (*one).clone(),
-                    _ => bail!("{}: cannot tell which of {local:?} is the one codegen unit", ar.display()),
+                    _ => bail!(
+                        "{}: cannot tell which of {local:?} is the one codegen unit",
+                        ar.display()
+                    ),
                 }
             } else {
                 if !local.contains(&member) {
@@ -701,18 +795,33 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
             let target = work.join("ar").join(&name);
             std::fs::create_dir_all(target.parent().unwrap())?;
             std::fs::copy(obj, &target)?;
-            run_ok(Command::new("m68k-linux-gnu-ar").arg("rD").arg(ar).arg(&target))?;
+            run_ok(
+                Command::new("m68k-linux-gnu-ar")
+                    .arg("rD")
+                    .arg(ar)
+                    .arg(&target),
+            )?;
             replaced += 1;
         }
         if replaced != local.len() {
-            bail!("{}: replaced {replaced} of {} codegen units", ar.display(), local.len());
+            bail!(
+                "{}: replaced {replaced} of {} codegen units",
+                ar.display(),
+                local.len()
+            );
         }
     }
     std::fs::write(
         out_dir.join(format!("{stem}.stackidx.txt")),
         format!(
             "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nmulos {}\nanext {}\n",
-            total.functions, total.allocas, total.geps, total.others, total.srets, total.mulos, total.anext
+            total.functions,
+            total.allocas,
+            total.geps,
+            total.others,
+            total.srets,
+            total.mulos,
+            total.anext
         ),
     )?;
     std::fs::remove_dir_all(&work)?;
@@ -751,7 +860,18 @@ define void @g(ptr %x, i32 %i) {
     #[test]
     fn launders_variable_offsets_from_stack_slots() {
         let (out, stats) = launder_ir(IR).unwrap();
-        assert_eq!(stats, LaunderStats { functions: 2, allocas: 2, geps: 2, others: 3, srets: 0, mulos: 0, anext: 0 });
+        assert_eq!(
+            stats,
+            LaunderStats {
+                functions: 2,
+                allocas: 2,
+                geps: 2,
+                others: 3,
+                srets: 0,
+                mulos: 0,
+                anext: 0
+            }
+        );
         assert!(out.contains(
             "  %__ferrite_sp1 = call ptr asm \"\", \"=a,0\"(ptr %tmp)\n  %0 = getelementptr inbounds nuw i8, ptr %__ferrite_sp1, i32 %i\n"
         ));
@@ -778,7 +898,9 @@ define void @g(ptr %x, i32 %i) {
                   call void @c(ptr sret([4 x i8]) %r)\n  ret void\n}\n";
         let (out, stats) = launder_ir(ir).unwrap();
         assert_eq!(stats.srets, 2);
-        assert!(out.contains("define internal fastcc void @v(ptr noalias inreg sret([10 x i8]) align 1 %_0) {"));
+        assert!(out.contains(
+            "define internal fastcc void @v(ptr noalias inreg sret([10 x i8]) align 1 %_0) {"
+        ));
         assert!(out.contains("call fastcc void @v(ptr noalias inreg sret([10 x i8]) align 1 %va)"));
         assert!(out.contains("tail call fastcc void @v(ptr inreg sret([10 x i8]) align 1 %va)"));
         // The C convention passes the pointer on the stack and pops it consistently: untouched.
@@ -832,7 +954,10 @@ define void @g(ptr %x, i32 %i) {
         let ir = "  %__ferrite_mulo1.a = add i8 1, 2\n  %0 = tail call { i8, i1 } @llvm.smul.with.overflow.i8(i8 %a, i8 %b)\n";
         let (out, n) = widen_mulo(ir).unwrap();
         assert_eq!(n, 1);
-        assert!(out.contains("  %__ferrite_mulo2.a = sext i8 %a to i32\n"), "{out}");
+        assert!(
+            out.contains("  %__ferrite_mulo2.a = sext i8 %a to i32\n"),
+            "{out}"
+        );
         assert_eq!(out.matches("%__ferrite_mulo1.").count(), 1);
     }
 

@@ -29,16 +29,29 @@ fn assemble_and_link(name: &str) -> PathBuf {
 }
 
 fn verify(path: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask")).arg("verify").arg(path).output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("verify")
+        .arg(path)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 #[test]
 fn verify_rejects_the_flag_hazard() {
     let (ok, text) = verify(&assemble_and_link("hazard"));
     assert!(!ok, "verify accepted the hazard:\n{text}");
-    assert!(text.contains("0xc") || text.contains("0x0000000c") || text.contains("000c"), "finding should name address 0xc:\n{text}");
-    assert!(text.to_lowercase().contains("flag"), "finding should name the flag hazard:\n{text}");
+    assert!(
+        text.contains("0xc") || text.contains("0x0000000c") || text.contains("000c"),
+        "finding should name address 0xc:\n{text}"
+    );
+    assert!(
+        text.to_lowercase().contains("flag"),
+        "finding should name the flag hazard:\n{text}"
+    );
 }
 
 #[test]
@@ -69,5 +82,9 @@ fn verify_rejects_bra_l_in_a_68000_build() {
         .arg(&path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "bra.l is legal on a 68020:\n{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "bra.l is legal on a 68020:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

@@ -13,7 +13,13 @@ fn fillers() -> Vec<[u16; 10]> {
         x ^= x << 17;
         x as u16
     };
-    let mut v = vec![[0u16; 10], [0xFFFF; 10], [0x0170; 10], [0x8000; 10], [0x0133; 10]];
+    let mut v = vec![
+        [0u16; 10],
+        [0xFFFF; 10],
+        [0x0170; 10],
+        [0x8000; 10],
+        [0x0133; 10],
+    ];
     for _ in 0..3 {
         v.push(std::array::from_fn(|_| rnd()));
     }
@@ -40,7 +46,11 @@ fn every_opcode_word_decodes_consistently() {
             max_len = max_len.max(insn.len);
             assert_eq!(insn.len, insn.words.len() * 2, "{op:#06x}");
             assert_eq!(insn.words[0], op);
-            assert!((2..=22).contains(&insn.len), "{op:#06x}: {} bytes", insn.len);
+            assert!(
+                (2..=22).contains(&insn.len),
+                "{op:#06x}: {} bytes",
+                insn.len
+            );
             assert!(!insn.text.is_empty() && insn.text.starts_with(&insn.mnemonic));
             assert_eq!(insn.addr, 0x1000);
             if let Kind::Bra(_) | Kind::Bsr(_) | Kind::Bcc(..) | Kind::DBcc(_) = insn.kind {

@@ -33,8 +33,12 @@ fn insns(text: &[u8], base: u32) -> Vec<retro68_build::m68k::Insn> {
 fn codegen_suite() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let path = root.join("target/m68k-build/standard/codegen-suite.elf");
-    let data = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; run `cargo xtask test`, which builds it", path.display()));
+    let data = std::fs::read(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; run `cargo xtask test`, which builds it",
+            path.display()
+        )
+    });
     let mut l = retro68_build::elf::read_linked(&data).unwrap();
     let cl = l.code_len as usize;
     let leg = legalize(&mut l.image[..cl], l.base, Cpu::M68000).unwrap();
@@ -452,7 +456,10 @@ fn dbcc_and_scc() {
         size: len,
     }];
     let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
-    assert_eq!(rep.repaired[..3], [(0x1002, 0x1004), (0x1012, 0x1014), (0x1018, 0x101a)]);
+    assert_eq!(
+        rep.repaired[..3],
+        [(0x1002, 0x1004), (0x1012, 0x1014), (0x1018, 0x101a)]
+    );
     // The one the reordering leaves (the DBcc counter is the copy's) is repaired by making the
     // copy flag-neutral.
     assert_eq!(rep.repaired.len(), 4, "{rep}");
@@ -504,7 +511,10 @@ fn gaps_and_chains() {
     assert!(rep.unrepaired.is_empty(), "{rep}");
     assert_eq!(rep.passes, 3);
     let text0 = &r0.image[..r0.code_len as usize];
-    assert_eq!(decode(text0, 2, BASE + 2).unwrap().text, "movem.l %d6,-(%sp)");
+    assert_eq!(
+        decode(text0, 2, BASE + 2).unwrap().text,
+        "movem.l %d6,-(%sp)"
+    );
     let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 2).unwrap();
     assert!(rep.unrepaired.is_empty(), "{rep}");
     assert_eq!(rep.passes, 2);
@@ -620,8 +630,18 @@ fn consumer_at_a_branch_target() {
     let image = code(&w);
     let len = image.len() as u32;
     let v = verify(&image, BASE, Cpu::M68000, &[]);
-    assert_eq!(v.with_rule(Rule::FlagHazard).map(|f| f.addr).collect::<Vec<_>>(), vec![0x1006], "{v}");
-    let syms = [Symbol { name: "f".into(), addr: BASE, size: len }];
+    assert_eq!(
+        v.with_rule(Rule::FlagHazard)
+            .map(|f| f.addr)
+            .collect::<Vec<_>>(),
+        vec![0x1006],
+        "{v}"
+    );
+    let syms = [Symbol {
+        name: "f".into(),
+        addr: BASE,
+        size: len,
+    }];
     let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
     assert_eq!(rep.repaired.len(), 1, "{rep:?}");
     assert!(rep.unrepaired.is_empty());

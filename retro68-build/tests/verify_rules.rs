@@ -187,10 +187,24 @@ fn test_by_move_passes() {
 fn second_branch_on_a_copy_is_caught() {
     // cmp.l ; bne.s a ; move.l %d6,%d7 ; bne.s a ; rts ; rts — no join: the second bne is
     // meant to re-read the compare's Z but reads the register copy's.
-    let words = [CMP_L_D1_D0, bcc_s(NE, 2, 0xA), MOVE_L_D6_D7, bcc_s(NE, 6, 0xA), RTS, RTS];
+    let words = [
+        CMP_L_D1_D0,
+        bcc_s(NE, 2, 0xA),
+        MOVE_L_D6_D7,
+        bcc_s(NE, 6, 0xA),
+        RTS,
+        RTS,
+    ];
     assert_eq!(found(&check(&words, Cpu::M68000)), [(6, Rule::FlagHazard)]);
     // The same with a branch on other flags first (bcs reads C, beq Z): a deliberate test.
-    let words = [CMP_L_D1_D0, bcc_s(CS, 2, 0xA), MOVE_L_D6_D7, bcc_s(EQ, 6, 0xA), RTS, RTS];
+    let words = [
+        CMP_L_D1_D0,
+        bcc_s(CS, 2, 0xA),
+        MOVE_L_D6_D7,
+        bcc_s(EQ, 6, 0xA),
+        RTS,
+        RTS,
+    ];
     assert_clean(&words, Cpu::M68000);
 }
 

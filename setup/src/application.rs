@@ -91,10 +91,21 @@ impl Application for Setup {
 /// The application's entry (jump-table entry 0, through the start-up stub).
 #[unsafe(no_mangle)]
 pub extern "C" fn main() -> ! {
-    let rt = app::start(Menus { mbar: MBAR, apple: APPLE_MENU, edit: EDIT_MENU });
-    let transport: Box<dyn Transport> =
-        if tb::trap_available(SCSI_ATOMIC) { Box::new(Scsi43::new()) } else { Box::new(ScsiOld) };
-    let mut setup = Setup { window: 0, transport, lines: Vec::new() };
+    let rt = app::start(Menus {
+        mbar: MBAR,
+        apple: APPLE_MENU,
+        edit: EDIT_MENU,
+    });
+    let transport: Box<dyn Transport> = if tb::trap_available(SCSI_ATOMIC) {
+        Box::new(Scsi43::new())
+    } else {
+        Box::new(ScsiOld)
+    };
+    let mut setup = Setup {
+        window: 0,
+        transport,
+        lines: Vec::new(),
+    };
     setup.scan();
     setup.window = tb::new_window(BUS_WINDOW);
     tb::set_port(setup.window);

@@ -50,7 +50,16 @@ pub struct Inquiry {
 }
 
 fn ascii(b: &[u8]) -> String {
-    let s: String = b.iter().map(|&c| if (0x20..0x7F).contains(&c) { c as char } else { ' ' }).collect();
+    let s: String = b
+        .iter()
+        .map(|&c| {
+            if (0x20..0x7F).contains(&c) {
+                c as char
+            } else {
+                ' '
+            }
+        })
+        .collect();
     String::from(s.trim())
 }
 
@@ -104,7 +113,10 @@ pub struct Capacity {
 impl Capacity {
     pub fn parse(b: &[u8; 8]) -> Capacity {
         let last = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-        Capacity { blocks: last as u64 + 1, block_len: u32::from_be_bytes([b[4], b[5], b[6], b[7]]) }
+        Capacity {
+            blocks: last as u64 + 1,
+            block_len: u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
+        }
     }
     pub fn bytes(&self) -> u64 {
         self.blocks * self.block_len as u64
@@ -170,7 +182,9 @@ pub fn probe(t: &mut dyn Transport, id: u8) -> Slot {
         Err(e) => return Slot::Failed(e),
         Ok(()) => {}
     }
-    let Some(inquiry) = Inquiry::parse(&inq) else { return Slot::Failed(ScsiError::Manager(0)) };
+    let Some(inquiry) = Inquiry::parse(&inq) else {
+        return Slot::Failed(ScsiError::Manager(0));
+    };
     if !inquiry.present() {
         return Slot::Absent;
     }
@@ -183,18 +197,27 @@ pub fn probe(t: &mut dyn Transport, id: u8) -> Slot {
         {
             let mut read = |lba: u32| {
                 let mut b = vec![0u8; 512];
-                command(t, id, &scsi::read_10(lba, 1), &mut b).ok().map(|()| b)
+                command(t, id, &scsi::read_10(lba, 1), &mut b)
+                    .ok()
+                    .map(|()| b)
             };
             label = read_label(&mut read);
         }
         capacity = Some(c);
     }
-    Slot::Present(Device { inquiry, capacity, label })
+    Slot::Present(Device {
+        inquiry,
+        capacity,
+        label,
+    })
 }
 
 /// Probe every ID but the Mac's own, in order.
 pub fn scan(t: &mut dyn Transport) -> Vec<(u8, Slot)> {
-    (0..8u8).filter(|&id| id != HOST_ID).map(|id| (id, probe(t, id))).collect()
+    (0..8u8)
+        .filter(|&id| id != HOST_ID)
+        .map(|id| (id, probe(t, id)))
+        .collect()
 }
 
 /// The lines the window shows for one ID: the device, then (for block devices) what is on it.
@@ -212,7 +235,14 @@ pub fn rows(id: u8, slot: &Slot) -> Vec<String> {
         }
         Slot::Present(d) => {
             let i = &d.inquiry;
-            let _ = write!(first, "{}  {} {} {}", i.type_name(), i.vendor, i.product, i.revision);
+            let _ = write!(
+                first,
+                "{}  {} {} {}",
+                i.type_name(),
+                i.vendor,
+                i.product,
+                i.revision
+            );
             if i.removable {
                 first.push_str("  (removable)");
             }
@@ -221,12 +251,20 @@ pub fn rows(id: u8, slot: &Slot) -> Vec<String> {
                 let mut second = String::from("      ");
                 match c {
                     Ok(c) => {
-                        let _ = write!(second, "{}, {} blocks of {}", format_size(c.bytes()), c.blocks, c.block_len);
+                        let _ = write!(
+                            second,
+                            "{}, {} blocks of {}",
+                            format_size(c.bytes()),
+                            c.blocks,
+                            c.block_len
+                        );
                         match &d.label {
                             Some(l) => {
                                 let _ = write!(second, "; {}", l.describe());
                             }
-                            None if c.block_len != 512 => second.push_str("; partition map not read (block size)"),
+                            None if c.block_len != 512 => {
+                                second.push_str("; partition map not read (block size)")
+                            }
                             None => second.push_str("; blocks 0-1 unreadable"),
                         }
                     }

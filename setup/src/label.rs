@@ -5,7 +5,9 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 
 use ferrite_shared::driver_blob;
-use ferrite_shared::partition_map::{self, DDM_SIGNATURE, DriverDescriptorMap, PM_SIGNATURE, PartitionEntry};
+use ferrite_shared::partition_map::{
+    self, DDM_SIGNATURE, DriverDescriptorMap, PM_SIGNATURE, PartitionEntry,
+};
 
 /// Most map entries the scan reads (a map is rarely longer; Apple's tools make 63 at most).
 pub const MAX_ENTRIES: u32 = 64;
@@ -32,11 +34,23 @@ pub enum Label {
     /// A DDM, but block 1 is no 'PM' entry.
     NoMap,
     /// An Apple partition map.
-    Apm { partitions: u32, hfs: u32, driver: Option<Driver> },
+    Apm {
+        partitions: u32,
+        hfs: u32,
+        driver: Option<Driver>,
+    },
 }
 
 fn text(b: &[u8]) -> String {
-    b.iter().map(|&c| if (0x20..0x7F).contains(&c) { c as char } else { '?' }).collect()
+    b.iter()
+        .map(|&c| {
+            if (0x20..0x7F).contains(&c) {
+                c as char
+            } else {
+                '?'
+            }
+        })
+        .collect()
 }
 
 /// Read the label through `read(lba)` (512-byte blocks; `None` = the read failed).
@@ -74,20 +88,39 @@ pub fn read_label(read: &mut dyn FnMut(u32) -> Option<Vec<u8>>) -> Option<Label>
             driver = Some(identify_driver(&e, &raw, read));
         }
     }
-    Some(Label::Apm { partitions, hfs, driver })
+    Some(Label::Apm {
+        partitions,
+        hfs,
+        driver,
+    })
 }
 
-fn identify_driver(e: &PartitionEntry, raw_entry: &[u8], read: &mut dyn FnMut(u32) -> Option<Vec<u8>>) -> Driver {
+fn identify_driver(
+    e: &PartitionEntry,
+    raw_entry: &[u8],
+    read: &mut dyn FnMut(u32) -> Option<Vec<u8>>,
+) -> Driver {
     if let Some(code) = read(e.start.get())
-        && code.get(driver_blob::MAGIC_OFFSET..driver_blob::MAGIC_OFFSET + 4) == Some(&driver_blob::MAGIC[..])
+        && code.get(driver_blob::MAGIC_OFFSET..driver_blob::MAGIC_OFFSET + 4)
+            == Some(&driver_blob::MAGIC[..])
     {
-        return Driver::Ferrite { version: driver_blob::driver_version(&code) };
+        return Driver::Ferrite {
+            version: driver_blob::driver_version(&code),
+        };
     }
-    let pad = u32::from_be_bytes([raw_entry[PM_PAD], raw_entry[PM_PAD + 1], raw_entry[PM_PAD + 2], raw_entry[PM_PAD + 3]]);
+    let pad = u32::from_be_bytes([
+        raw_entry[PM_PAD],
+        raw_entry[PM_PAD + 1],
+        raw_entry[PM_PAD + 2],
+        raw_entry[PM_PAD + 3],
+    ]);
     if e.name_bytes() == b"Macintosh" && pad == partition_map::SCSI_DRIVER_PAD_SIGNATURE {
         return Driver::Apple;
     }
-    Driver::Other { name: text(e.name_bytes()), kind: text(e.type_bytes()) }
+    Driver::Other {
+        name: text(e.name_bytes()),
+        kind: text(e.type_bytes()),
+    }
 }
 
 impl Driver {
@@ -95,7 +128,9 @@ impl Driver {
     pub fn describe(&self) -> String {
         let mut s = String::new();
         match self {
-            Driver::Ferrite { version: Some([a, b, c]) } => {
+            Driver::Ferrite {
+                version: Some([a, b, c]),
+            } => {
                 let _ = write!(s, "Ferrite {a}.{b}.{c} driver");
             }
             Driver::Ferrite { version: None } => s.push_str("Ferrite driver (old, no version)"),
@@ -115,7 +150,11 @@ impl Label {
         match self {
             Label::Unformatted => s.push_str("no partition map"),
             Label::NoMap => s.push_str("driver descriptor map, but no partition map"),
-            Label::Apm { partitions, hfs, driver } => {
+            Label::Apm {
+                partitions,
+                hfs,
+                driver,
+            } => {
                 let _ = write!(s, "Apple partition map, {partitions} entries ({hfs} HFS); ");
                 match driver {
                     Some(d) => s.push_str(&d.describe()),

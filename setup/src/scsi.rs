@@ -5,7 +5,8 @@ use ferrite_shared::mac::ScsiExecIoPb;
 use ferrite_shared::scsi::status;
 use ferrite_shared::scsi_manager::original::{SC_INC, SC_MGR_BUSY, SC_STOP};
 use ferrite_shared::scsi_manager::v43::{
-    DIR_IN, DIR_NONE, SCSI_DATA_RUN_ERROR, SCSI_EXEC_IO, SCSI_NON_ZERO_STATUS, SCSI_SELECT_TIMEOUT, SIMQ_NO_FREEZE,
+    DIR_IN, DIR_NONE, SCSI_DATA_RUN_ERROR, SCSI_EXEC_IO, SCSI_NON_ZERO_STATUS, SCSI_SELECT_TIMEOUT,
+    SIMQ_NO_FREEZE,
 };
 use zerocopy::{FromZeros, IntoBytes};
 
@@ -25,10 +26,12 @@ impl Scsi43 {
 impl Transport for Scsi43 {
     fn command(&mut self, id: u8, cdb: &[u8], data: &mut [u8]) -> Result<(), ScsiError> {
         let mut pb = ScsiExecIoPb::new_zeroed();
-        pb.scsi_pb_length.set(core::mem::size_of::<ScsiExecIoPb>() as u16);
+        pb.scsi_pb_length
+            .set(core::mem::size_of::<ScsiExecIoPb>() as u16);
         pb.scsi_function_code = SCSI_EXEC_IO;
         pb.scsi_device = [0, 0, id, 0];
-        pb.scsi_flags.set(if data.is_empty() { DIR_NONE } else { DIR_IN } | SIMQ_NO_FREEZE);
+        pb.scsi_flags
+            .set(if data.is_empty() { DIR_NONE } else { DIR_IN } | SIMQ_NO_FREEZE);
         pb.scsi_data_ptr.set(data.as_mut_ptr() as u32);
         pb.scsi_data_length.set(data.len() as u32);
         pb.scsi_sense_ptr.set(self.sense.as_mut_ptr() as u32);

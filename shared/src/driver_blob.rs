@@ -48,7 +48,10 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { write_cache: true, read_ahead: 0 }
+        Settings {
+            write_cache: true,
+            read_ahead: 0,
+        }
     }
 }
 

@@ -75,10 +75,16 @@ impl fmt::Display for FlatError {
         match self {
             FlatError::OddOffset(o) => write!(f, "relocation at odd offset {o:#x}"),
             FlatError::Unordered { previous, next } => {
-                write!(f, "relocation at {next:#x} overlaps or precedes the one at {previous:#x}")
+                write!(
+                    f,
+                    "relocation at {next:#x} overlaps or precedes the one at {previous:#x}"
+                )
             }
             FlatError::OutOfImage { offset, image_len } => {
-                write!(f, "relocation at {offset:#x} lies outside the {image_len}-byte image")
+                write!(
+                    f,
+                    "relocation at {offset:#x} lies outside the {image_len}-byte image"
+                )
             }
             FlatError::Unterminated => write!(f, "relocation table has no terminator"),
             FlatError::BadContainer(why) => write!(f, "not a Ferrite flat image: {why}"),
@@ -96,7 +102,10 @@ pub fn encode_relocs(offsets: &[u32]) -> Result<Vec<u8>, FlatError> {
             return Err(FlatError::OddOffset(off));
         }
         if off < cursor {
-            return Err(FlatError::Unordered { previous: previous.unwrap_or(0), next: off });
+            return Err(FlatError::Unordered {
+                previous: previous.unwrap_or(0),
+                next: off,
+            });
         }
         let d = off - cursor;
         let k = d / 2;
@@ -128,7 +137,12 @@ pub struct Relocs<'a> {
 impl<'a> Relocs<'a> {
     /// Walk `table`; the iterator yields `Err(Unterminated)` if it runs off the end.
     pub fn new(table: &'a [u8]) -> Self {
-        Relocs { table, pos: 0, cursor: 0, done: false }
+        Relocs {
+            table,
+            pos: 0,
+            cursor: 0,
+            done: false,
+        }
     }
 
     /// Bytes consumed so far (after the iterator is exhausted: the table length including
@@ -196,7 +210,10 @@ pub fn decode_relocs(table: &[u8], image_len: u32) -> Result<Vec<u32>, FlatError
             return Err(FlatError::OddOffset(off));
         }
         if off.checked_add(4).is_none_or(|end| end > image_len) {
-            return Err(FlatError::OutOfImage { offset: off, image_len });
+            return Err(FlatError::OutOfImage {
+                offset: off,
+                image_len,
+            });
         }
         v.push(off);
     }
@@ -241,7 +258,10 @@ pub struct FlatImage {
 impl FlatImage {
     /// Look an export up by name.
     pub fn export(&self, name: &str) -> Option<u32> {
-        self.exports.iter().find(|e| e.name == name).map(|e| e.offset)
+        self.exports
+            .iter()
+            .find(|e| e.name == name)
+            .map(|e| e.offset)
     }
 
     /// Decoded relocation offsets.
@@ -266,7 +286,8 @@ impl FlatImage {
                 exports.push(0);
             }
         }
-        let mut out = Vec::with_capacity(HEADER_LEN + self.image.len() + relocs.len() + exports.len());
+        let mut out =
+            Vec::with_capacity(HEADER_LEN + self.image.len() + relocs.len() + exports.len());
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_be_bytes());
         out.extend_from_slice(&(HEADER_LEN as u16).to_be_bytes());
@@ -308,9 +329,15 @@ impl FlatImage {
         let cpu = be32(24)?;
         let code_len = be32(28)?;
         let img_start = header_len;
-        let rel_start = img_start.checked_add(image_len).ok_or(FlatError::BadContainer("lengths overflow"))?;
-        let exp_start = rel_start.checked_add(reloc_len).ok_or(FlatError::BadContainer("lengths overflow"))?;
-        let end = exp_start.checked_add(export_len).ok_or(FlatError::BadContainer("lengths overflow"))?;
+        let rel_start = img_start
+            .checked_add(image_len)
+            .ok_or(FlatError::BadContainer("lengths overflow"))?;
+        let exp_start = rel_start
+            .checked_add(reloc_len)
+            .ok_or(FlatError::BadContainer("lengths overflow"))?;
+        let end = exp_start
+            .checked_add(export_len)
+            .ok_or(FlatError::BadContainer("lengths overflow"))?;
         if end > bytes.len() {
             return Err(FlatError::BadContainer("truncated body"));
         }
@@ -334,10 +361,20 @@ impl FlatImage {
             }
             let name = core::str::from_utf8(&bytes[p + 5..name_end])
                 .map_err(|_| FlatError::BadContainer("export name is not UTF-8"))?;
-            exports.push(Export { name: String::from(name), offset });
+            exports.push(Export {
+                name: String::from(name),
+                offset,
+            });
             p = name_end + (name_end - exp_start) % 2;
         }
-        Ok(FlatImage { image, bss_len, relocs, exports, cpu, code_len })
+        Ok(FlatImage {
+            image,
+            bss_len,
+            relocs,
+            exports,
+            cpu,
+            code_len,
+        })
     }
 }
 
@@ -348,7 +385,17 @@ mod tests {
 
     #[test]
     fn round_trip_all_encodings() {
-        let offs = vec![0, 4, 8, 10 + 4, 300, 300 + 4 + 252, 100_000, 100_004 + 64_510, 10_000_000];
+        let offs = vec![
+            0,
+            4,
+            8,
+            10 + 4,
+            300,
+            300 + 4 + 252,
+            100_000,
+            100_004 + 64_510,
+            10_000_000,
+        ];
         let t = encode_relocs(&offs).unwrap();
         assert_eq!(*t.last().unwrap(), 0);
         // 0,4,8: one byte each; 14: one byte; 300: two bytes; 556: one byte (d=252);
@@ -361,11 +408,17 @@ mod tests {
     #[test]
     fn rejects_bad_input() {
         assert_eq!(encode_relocs(&[3]), Err(FlatError::OddOffset(3)));
-        assert!(matches!(encode_relocs(&[8, 10]), Err(FlatError::Unordered { .. })));
+        assert!(matches!(
+            encode_relocs(&[8, 10]),
+            Err(FlatError::Unordered { .. })
+        ));
         assert_eq!(decode_relocs(&[0x02], 100), Err(FlatError::Unterminated));
         assert_eq!(
             decode_relocs(&encode_relocs(&[98]).unwrap(), 100),
-            Err(FlatError::OutOfImage { offset: 98, image_len: 100 })
+            Err(FlatError::OutOfImage {
+                offset: 98,
+                image_len: 100
+            })
         );
     }
 
@@ -387,8 +440,14 @@ mod tests {
             bss_len: 12,
             relocs: encode_relocs(&[]).unwrap(),
             exports: vec![
-                Export { name: "entry".into(), offset: 0 },
-                Export { name: "ab".into(), offset: 2 },
+                Export {
+                    name: "entry".into(),
+                    offset: 0,
+                },
+                Export {
+                    name: "ab".into(),
+                    offset: 2,
+                },
             ],
             cpu: 68000,
             code_len: 2,

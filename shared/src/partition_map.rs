@@ -70,7 +70,9 @@ pub mod status {
 pub const SCSI_DRIVER_PAD_SIGNATURE: u32 = 0x0001_0600;
 
 /// One driver descriptor in block 0 (`DDMap`, 8 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
 #[repr(C)]
 pub struct DriverDescriptor {
     /// `ddBlock`: first block of the driver.
@@ -82,7 +84,9 @@ pub struct DriverDescriptor {
 }
 
 /// Block 0: the Driver Descriptor Map (`Block0`, 512 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
 #[repr(C)]
 pub struct DriverDescriptorMap {
     /// `sbSig`: [`DDM_SIGNATURE`].
@@ -106,7 +110,9 @@ pub struct DriverDescriptorMap {
 }
 
 /// A partition map entry (`Partition`, 512 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
 #[repr(C)]
 pub struct PartitionEntry {
     /// `pmSig`: [`PM_SIGNATURE`].
@@ -261,19 +267,36 @@ pub enum MapError {
     /// The map (blocks 1..=`pmMapBlkCnt`) runs past the end of the disk.
     MapBeyondDisk { map_count: u32, disk_blocks: u64 },
     /// A partition runs past the end of the disk (or its length is zero).
-    EntryBeyondDisk { block: u32, start: u32, count: u32, disk_blocks: u64 },
+    EntryBeyondDisk {
+        block: u32,
+        start: u32,
+        count: u32,
+        disk_blocks: u64,
+    },
     /// The partitions described at map blocks `first` and `second` overlap.
     EntriesOverlap { first: u32, second: u32 },
     /// No `Apple_partition_map` entry describes the map itself.
     NoMapPartition,
     /// The `Apple_partition_map` entry does not start at block 1 or is shorter than the map.
-    MapPartitionMismatch { start: u32, count: u32, map_count: u32 },
+    MapPartitionMismatch {
+        start: u32,
+        count: u32,
+        map_count: u32,
+    },
     /// A `ddType` 1 driver descriptor does not point at the start of an `Apple_Driver…` entry.
     DriverNotInMap { block: u32 },
     /// The driver entry's `pmBootSize` exceeds its partition.
-    DriverSizeBeyondPartition { block: u32, boot_size: u32, partition_bytes: u64 },
+    DriverSizeBeyondPartition {
+        block: u32,
+        boot_size: u32,
+        partition_bytes: u64,
+    },
     /// `pmBootCksum` does not match the driver bytes (checked for names starting "Maci").
-    DriverChecksum { block: u32, stored: u32, computed: u16 },
+    DriverChecksum {
+        block: u32,
+        stored: u32,
+        computed: u16,
+    },
 }
 
 impl core::fmt::Display for MapError {
@@ -281,52 +304,110 @@ impl core::fmt::Display for MapError {
         use MapError::*;
         match *self {
             NoDdmSignature { found } => {
-                write!(f, "block 0 has signature ${found:04X}, not 'ER': the disk has no partition map")
+                write!(
+                    f,
+                    "block 0 has signature ${found:04X}, not 'ER': the disk has no partition map"
+                )
             }
             BadBlockSize { ddm, device } => {
-                write!(f, "block 0 says the block size is {ddm} bytes but the device uses {device}")
+                write!(
+                    f,
+                    "block 0 says the block size is {ddm} bytes but the device uses {device}"
+                )
             }
-            DiskTruncated { ddm_blocks, device_blocks } => write!(
+            DiskTruncated {
+                ddm_blocks,
+                device_blocks,
+            } => write!(
                 f,
                 "block 0 says the disk has {ddm_blocks} blocks but the device has only {device_blocks}: truncated disk or image"
             ),
             TooManyDriverDescriptors { count } => {
-                write!(f, "block 0 lists {count} drivers; at most {MAX_DRIVER_DESCRIPTORS} fit")
+                write!(
+                    f,
+                    "block 0 lists {count} drivers; at most {MAX_DRIVER_DESCRIPTORS} fit"
+                )
             }
-            DriverBeyondDisk { index, block, blocks } => {
-                write!(f, "driver descriptor {index} (block {block}, {blocks} blocks) runs past the end of the disk")
+            DriverBeyondDisk {
+                index,
+                block,
+                blocks,
+            } => {
+                write!(
+                    f,
+                    "driver descriptor {index} (block {block}, {blocks} blocks) runs past the end of the disk"
+                )
             }
             MissingMapEntry { block, found } => {
-                write!(f, "map block {block} has signature ${found:04X}, not 'PM': a map entry is missing")
+                write!(
+                    f,
+                    "map block {block} has signature ${found:04X}, not 'PM': a map entry is missing"
+                )
             }
-            MapCountZero => write!(f, "the partition map says it has 0 entries (pmMapBlkCnt = 0)"),
-            MapCountInconsistent { block, first, found } => write!(
+            MapCountZero => write!(
+                f,
+                "the partition map says it has 0 entries (pmMapBlkCnt = 0)"
+            ),
+            MapCountInconsistent {
+                block,
+                first,
+                found,
+            } => write!(
                 f,
                 "map block {block} says the map has {found} entries but block 1 says {first} (pmMapBlkCnt inconsistent)"
             ),
-            MapBeyondDisk { map_count, disk_blocks } => {
-                write!(f, "the map's {map_count} entries run past the end of the {disk_blocks}-block disk")
+            MapBeyondDisk {
+                map_count,
+                disk_blocks,
+            } => {
+                write!(
+                    f,
+                    "the map's {map_count} entries run past the end of the {disk_blocks}-block disk"
+                )
             }
-            EntryBeyondDisk { block, start, count, disk_blocks } => write!(
+            EntryBeyondDisk {
+                block,
+                start,
+                count,
+                disk_blocks,
+            } => write!(
                 f,
                 "the partition at map block {block} (start {start}, {count} blocks) does not fit on the {disk_blocks}-block disk"
             ),
             EntriesOverlap { first, second } => {
-                write!(f, "the partitions at map blocks {first} and {second} overlap")
+                write!(
+                    f,
+                    "the partitions at map blocks {first} and {second} overlap"
+                )
             }
             NoMapPartition => write!(f, "no Apple_partition_map entry describes the map"),
-            MapPartitionMismatch { start, count, map_count } => write!(
+            MapPartitionMismatch {
+                start,
+                count,
+                map_count,
+            } => write!(
                 f,
                 "the Apple_partition_map entry (start {start}, {count} blocks) does not hold the {map_count}-entry map at block 1"
             ),
             DriverNotInMap { block } => {
-                write!(f, "the driver descriptor points at block {block}, which starts no Apple_Driver partition")
+                write!(
+                    f,
+                    "the driver descriptor points at block {block}, which starts no Apple_Driver partition"
+                )
             }
-            DriverSizeBeyondPartition { block, boot_size, partition_bytes } => write!(
+            DriverSizeBeyondPartition {
+                block,
+                boot_size,
+                partition_bytes,
+            } => write!(
                 f,
                 "the driver partition at map block {block} says the driver is {boot_size} bytes but holds only {partition_bytes}"
             ),
-            DriverChecksum { block, stored, computed } => write!(
+            DriverChecksum {
+                block,
+                stored,
+                computed,
+            } => write!(
                 f,
                 "the driver partition at map block {block} has pmBootCksum ${stored:08X} but the driver sums to ${computed:04X}"
             ),
@@ -341,14 +422,22 @@ impl DriverDescriptorMap {
     /// descriptors' extents. Allocation-free.
     pub fn validate(&self, device_block_size: u32, device_blocks: u64) -> Result<(), MapError> {
         if self.sig.get() != DDM_SIGNATURE {
-            return Err(MapError::NoDdmSignature { found: self.sig.get() });
+            return Err(MapError::NoDdmSignature {
+                found: self.sig.get(),
+            });
         }
         let bs = self.block_size.get();
         if bs == 0 || bs % 512 != 0 || bs as u32 != device_block_size {
-            return Err(MapError::BadBlockSize { ddm: bs, device: device_block_size });
+            return Err(MapError::BadBlockSize {
+                ddm: bs,
+                device: device_block_size,
+            });
         }
         if self.block_count.get() as u64 > device_blocks {
-            return Err(MapError::DiskTruncated { ddm_blocks: self.block_count.get(), device_blocks });
+            return Err(MapError::DiskTruncated {
+                ddm_blocks: self.block_count.get(),
+                device_blocks,
+            });
         }
         let count = self.driver_count.get();
         if count as usize > MAX_DRIVER_DESCRIPTORS {
@@ -357,7 +446,11 @@ impl DriverDescriptorMap {
         for (i, d) in self.descriptors().iter().enumerate() {
             let end = d.block.get() as u64 + d.size.get() as u64;
             if d.block.get() == 0 || end > device_blocks {
-                return Err(MapError::DriverBeyondDisk { index: i as u16, block: d.block.get(), blocks: d.size.get() });
+                return Err(MapError::DriverBeyondDisk {
+                    index: i as u16,
+                    block: d.block.get(),
+                    blocks: d.size.get(),
+                });
             }
         }
         Ok(())
@@ -369,22 +462,40 @@ impl PartitionEntry {
     /// block 1 and the disk size. Allocation-free.
     pub fn validate(&self, block: u32, map_count: u32, disk_blocks: u64) -> Result<(), MapError> {
         if self.sig.get() != PM_SIGNATURE {
-            return Err(MapError::MissingMapEntry { block, found: self.sig.get() });
+            return Err(MapError::MissingMapEntry {
+                block,
+                found: self.sig.get(),
+            });
         }
         if self.map_block_count.get() != map_count {
-            return Err(MapError::MapCountInconsistent { block, first: map_count, found: self.map_block_count.get() });
+            return Err(MapError::MapCountInconsistent {
+                block,
+                first: map_count,
+                found: self.map_block_count.get(),
+            });
         }
         let (start, count) = (self.start.get(), self.block_count.get());
         if count == 0 || start as u64 + count as u64 > disk_blocks {
-            return Err(MapError::EntryBeyondDisk { block, start, count, disk_blocks });
+            return Err(MapError::EntryBeyondDisk {
+                block,
+                start,
+                count,
+                disk_blocks,
+            });
         }
         Ok(())
     }
 
     /// True if this entry's blocks intersect `other`'s.
     pub fn overlaps(&self, other: &PartitionEntry) -> bool {
-        let (a0, a1) = (self.start.get() as u64, self.start.get() as u64 + self.block_count.get() as u64);
-        let (b0, b1) = (other.start.get() as u64, other.start.get() as u64 + other.block_count.get() as u64);
+        let (a0, a1) = (
+            self.start.get() as u64,
+            self.start.get() as u64 + self.block_count.get() as u64,
+        );
+        let (b0, b1) = (
+            other.start.get() as u64,
+            other.start.get() as u64 + other.block_count.get() as u64,
+        );
         a0 < b1 && b0 < a1
     }
 
@@ -436,32 +547,72 @@ mod tests {
         e.start.set(10);
         e.block_count.set(10);
         assert_eq!(e.validate(2, 3, 20), Ok(()));
-        assert_eq!(e.validate(2, 3, 19), Err(MapError::EntryBeyondDisk { block: 2, start: 10, count: 10, disk_blocks: 19 }));
-        assert_eq!(e.validate(2, 4, 20), Err(MapError::MapCountInconsistent { block: 2, first: 4, found: 3 }));
+        assert_eq!(
+            e.validate(2, 3, 19),
+            Err(MapError::EntryBeyondDisk {
+                block: 2,
+                start: 10,
+                count: 10,
+                disk_blocks: 19
+            })
+        );
+        assert_eq!(
+            e.validate(2, 4, 20),
+            Err(MapError::MapCountInconsistent {
+                block: 2,
+                first: 4,
+                found: 3
+            })
+        );
         let mut other = e;
         other.start.set(19);
         assert!(e.overlaps(&other));
         other.start.set(20);
         assert!(!e.overlaps(&other));
         e.sig.set(0);
-        assert_eq!(e.validate(2, 3, 20), Err(MapError::MissingMapEntry { block: 2, found: 0 }));
+        assert_eq!(
+            e.validate(2, 3, 20),
+            Err(MapError::MissingMapEntry { block: 2, found: 0 })
+        );
     }
 
     #[test]
     fn ddm_validation() {
         let mut d = DriverDescriptorMap::zeroed();
-        assert_eq!(d.validate(512, 100), Err(MapError::NoDdmSignature { found: 0 }));
+        assert_eq!(
+            d.validate(512, 100),
+            Err(MapError::NoDdmSignature { found: 0 })
+        );
         d.sig.set(DDM_SIGNATURE);
         d.block_size.set(2048);
-        assert_eq!(d.validate(512, 100), Err(MapError::BadBlockSize { ddm: 2048, device: 512 }));
+        assert_eq!(
+            d.validate(512, 100),
+            Err(MapError::BadBlockSize {
+                ddm: 2048,
+                device: 512
+            })
+        );
         d.block_size.set(512);
         d.block_count.set(101);
-        assert_eq!(d.validate(512, 100), Err(MapError::DiskTruncated { ddm_blocks: 101, device_blocks: 100 }));
+        assert_eq!(
+            d.validate(512, 100),
+            Err(MapError::DiskTruncated {
+                ddm_blocks: 101,
+                device_blocks: 100
+            })
+        );
         d.block_count.set(100);
         d.driver_count.set(1);
         d.drivers[0].block.set(64);
         d.drivers[0].size.set(40);
-        assert_eq!(d.validate(512, 100), Err(MapError::DriverBeyondDisk { index: 0, block: 64, blocks: 40 }));
+        assert_eq!(
+            d.validate(512, 100),
+            Err(MapError::DriverBeyondDisk {
+                index: 0,
+                block: 64,
+                blocks: 40
+            })
+        );
         d.drivers[0].size.set(36);
         assert_eq!(d.validate(512, 100), Ok(()));
     }

@@ -102,7 +102,14 @@ pub fn synchronize_cache_10() -> [u8; 10] {
 
 /// START STOP UNIT.
 pub fn start_stop_unit(start: bool, load_eject: bool) -> [u8; 6] {
-    [op::START_STOP_UNIT, 0, 0, 0, (load_eject as u8) << 1 | start as u8, 0]
+    [
+        op::START_STOP_UNIT,
+        0,
+        0,
+        0,
+        (load_eject as u8) << 1 | start as u8,
+        0,
+    ]
 }
 
 /// PREVENT ALLOW MEDIUM REMOVAL.
@@ -120,7 +127,14 @@ pub mod page_control {
 
 /// MODE SENSE(6) of `page` with page control `pc`, block descriptors disabled.
 pub fn mode_sense_6(page: u8, pc: u8, alloc: u8) -> [u8; 6] {
-    [op::MODE_SENSE_6, 0x08, (pc << 6) | (page & 0x3F), 0, alloc, 0]
+    [
+        op::MODE_SENSE_6,
+        0x08,
+        (pc << 6) | (page & 0x3F),
+        0,
+        alloc,
+        0,
+    ]
 }
 
 /// MODE SELECT(6) with PF = 1 and save-pages `sp`, parameter list length `len`.
@@ -175,9 +189,15 @@ mod tests {
 
     #[test]
     fn cdbs_match_the_facts_doc_layouts() {
-        assert_eq!(read_10(0x0102_0304, 0x0506), [0x28, 0, 1, 2, 3, 4, 0, 5, 6, 0]);
+        assert_eq!(
+            read_10(0x0102_0304, 0x0506),
+            [0x28, 0, 1, 2, 3, 4, 0, 5, 6, 0]
+        );
         assert_eq!(write_10(7, 1, true), [0x2A, 0x08, 0, 0, 0, 7, 0, 0, 1, 0]);
-        assert_eq!(mode_sense_6(8, page_control::CHANGEABLE, 36), [0x1A, 0x08, 0x48, 0, 36, 0]);
+        assert_eq!(
+            mode_sense_6(8, page_control::CHANGEABLE, 36),
+            [0x1A, 0x08, 0x48, 0, 36, 0]
+        );
         assert_eq!(mode_select_6(true, 24), [0x15, 0x11, 0, 0, 24, 0]);
         assert_eq!(start_stop_unit(false, true), [0x1B, 0, 0, 0, 2, 0]);
     }
@@ -192,7 +212,12 @@ mod tests {
         s[12] = 0x11;
         assert_eq!(
             Sense::parse(&s),
-            Some(Sense { key: 3, asc: 0x11, ascq: 0, information: Some(1234) })
+            Some(Sense {
+                key: 3,
+                asc: 0x11,
+                ascq: 0,
+                information: Some(1234)
+            })
         );
         s[0] = 0x72;
         assert_eq!(Sense::parse(&s), None, "descriptor format is not parsed");

@@ -24,11 +24,20 @@ impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let hex = |b: &[u8]| -> String {
             let s: String = b.iter().take(48).map(|x| format!("{x:02x}")).collect();
-            if b.len() > 48 { format!("{s}… ({} bytes)", b.len()) } else { s }
+            if b.len() > 48 {
+                format!("{s}… ({} bytes)", b.len())
+            } else {
+                s
+            }
         };
         match &self.got {
             Ok(got) => {
-                let first = self.expected.iter().zip(got).position(|(a, b)| a != b).unwrap_or(got.len().min(self.expected.len()));
+                let first = self
+                    .expected
+                    .iter()
+                    .zip(got)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(got.len().min(self.expected.len()));
                 write!(
                     f,
                     "case {} `{}`: expected {} got {} (first difference at byte {first})",
@@ -98,14 +107,21 @@ impl<'a> SuiteRunner<'a> {
 
     pub fn new(flat: &'a FlatImage, model: CpuModel) -> Result<SuiteRunner<'a>, String> {
         let (machine, buf) = Self::fresh(flat, model)?;
-        Ok(SuiteRunner { flat, model, machine, buf })
+        Ok(SuiteRunner {
+            flat,
+            model,
+            machine,
+            buf,
+        })
     }
 
     fn fresh(flat: &FlatImage, model: CpuModel) -> Result<(Machine, u32), String> {
         let mut m = Machine::with_config(config(model))?;
-        m.load(flat).map_err(|e| format!("loading the suite: {e}"))?;
-        let buf =
-            m.new_ptr(ZoneId::Application, Self::CAP, true).map_err(|e| format!("NewPtr for the output buffer: {e}"))?;
+        m.load(flat)
+            .map_err(|e| format!("loading the suite: {e}"))?;
+        let buf = m
+            .new_ptr(ZoneId::Application, Self::CAP, true)
+            .map_err(|e| format!("NewPtr for the output buffer: {e}"))?;
         Ok((m, buf))
     }
 
@@ -130,7 +146,11 @@ impl<'a> SuiteRunner<'a> {
 
     /// Run case `index`: its output, or why there is none. After a fault the machine is
     /// restarted. `stats` receives the instructions, cycles and host time of a completed call.
-    pub fn run_case(&mut self, index: u32, stats: Option<&mut (u64, u64, Duration)>) -> Result<Vec<u8>, String> {
+    pub fn run_case(
+        &mut self,
+        index: u32,
+        stats: Option<&mut (u64, u64, Duration)>,
+    ) -> Result<Vec<u8>, String> {
         let cap = Self::CAP;
         match self.machine.call("cg_run_case", &[index, self.buf, cap]) {
             Ok(r) => {
@@ -149,7 +169,8 @@ impl<'a> SuiteRunner<'a> {
             }
             Err(e) => {
                 let msg = format!("{e}");
-                self.restart().map_err(|e| format!("restarting after case {index}: {e}"))?;
+                self.restart()
+                    .map_err(|e| format!("restarting after case {index}: {e}"))?;
                 Err(msg)
             }
         }
@@ -160,9 +181,15 @@ impl<'a> SuiteRunner<'a> {
 pub fn run_emulated(flat: &FlatImage, model: CpuModel) -> Result<Outcome, String> {
     let total = codegen_suite::CASES.len() as u32;
     let mut runner = SuiteRunner::new(flat, model)?;
-    let count = runner.machine_mut().call("cg_case_count", &[]).map_err(|e| format!("cg_case_count: {e}"))?.d0;
+    let count = runner
+        .machine_mut()
+        .call("cg_case_count", &[])
+        .map_err(|e| format!("cg_case_count: {e}"))?
+        .d0;
     if count != total {
-        return Err(format!("the 68k build has {count} cases, the host {total}: rebuild with `cargo xtask build`"));
+        return Err(format!(
+            "the 68k build has {count} cases, the host {total}: rebuild with `cargo xtask build`"
+        ));
     }
     let mut stats = (0u64, 0u64, Duration::ZERO);
     let mut mismatches = Vec::new();
@@ -171,7 +198,12 @@ pub fn run_emulated(flat: &FlatImage, model: CpuModel) -> Result<Outcome, String
         let expected = host_output(index);
         let got = runner.run_case(index, Some(&mut stats));
         if got.as_ref() != Ok(&expected) {
-            mismatches.push(Mismatch { index, name, expected, got });
+            mismatches.push(Mismatch {
+                index,
+                name,
+                expected,
+                got,
+            });
         }
     }
     Ok(Outcome {
@@ -197,20 +229,48 @@ pub fn run_qemu(elf: &Path, cpu: &str) -> Result<Outcome, String> {
     while first < total {
         let out = qemu::run(elf, cpu, first, Duration::from_secs(QEMU_TIMEOUT_SECS))?;
         for (&i, v) in &out.cases {
-            results.insert(i, v.clone().ok_or_else(|| "the 68k reported overflow".to_string()));
+            results.insert(
+                i,
+                v.clone()
+                    .ok_or_else(|| "the 68k reported overflow".to_string()),
+            );
         }
-        if out.end_count.is_some() && out.exit_code == Some(0) && out.cases.len() as u32 == total - first {
+        if out.end_count.is_some()
+            && out.exit_code == Some(0)
+            && out.cases.len() as u32 == total - first
+        {
             if out.end_count != Some(total) {
-                return Err(format!("the 68k build has {:?} cases, the host {total}", out.end_count));
+                return Err(format!(
+                    "the 68k build has {:?} cases, the host {total}",
+                    out.end_count
+                ));
             }
             break;
         }
         // The program died in the first case it did not report.
-        let dead = (first..total).find(|i| !out.cases.contains_key(i)).unwrap_or(total);
+        let dead = (first..total)
+            .find(|i| !out.cases.contains_key(i))
+            .unwrap_or(total);
         if dead < total {
-            let why = out.stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("no message").trim().to_string();
-            let what = if out.exit_code == Some(0) { "wrote stray output" } else { "died" };
-            results.insert(dead, Err(format!("QEMU: the program {what} (exit {:?}): {why}", out.exit_code)));
+            let why = out
+                .stderr
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no message")
+                .trim()
+                .to_string();
+            let what = if out.exit_code == Some(0) {
+                "wrote stray output"
+            } else {
+                "died"
+            };
+            results.insert(
+                dead,
+                Err(format!(
+                    "QEMU: the program {what} (exit {:?}): {why}",
+                    out.exit_code
+                )),
+            );
         }
         first = dead + 1;
     }
@@ -225,9 +285,16 @@ pub fn run_qemu(elf: &Path, cpu: &str) -> Result<Outcome, String> {
     for index in 0..total {
         let name = codegen_suite::CASES[index as usize].name;
         let expected = host_output(index);
-        let got = results.remove(&index).unwrap_or_else(|| Err("no output for this case".to_string()));
+        let got = results
+            .remove(&index)
+            .unwrap_or_else(|| Err("no output for this case".to_string()));
         if got.as_ref() != Ok(&expected) {
-            outcome.mismatches.push(Mismatch { index, name, expected, got });
+            outcome.mismatches.push(Mismatch {
+                index,
+                name,
+                expected,
+                got,
+            });
         }
     }
     Ok(outcome)

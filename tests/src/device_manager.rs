@@ -382,7 +382,8 @@ impl Machine {
             return None;
         }
         let header = header_of(self, dce).ok();
-        let name = header.map(|hd| String::from_utf8_lossy(&self.read_pstring(hd + DRVR_NAME)).into_owned());
+        let name = header
+            .map(|hd| String::from_utf8_lossy(&self.read_pstring(hd + DRVR_NAME)).into_owned());
         Some(DriverInfo {
             unit,
             ref_num: !(unit as i16),
@@ -413,7 +414,10 @@ impl Machine {
         let cfg = config(self);
         let pb = dm(self).goodbye_pb;
         if pb == 0 {
-            return Err(RunError::setup(self.model(), "the Device Manager is not installed"));
+            return Err(RunError::setup(
+                self.model(),
+                "the Device Manager is not installed",
+            ));
         }
         let mut done = Vec::new();
         for d in self.drivers() {
@@ -511,7 +515,10 @@ fn call_driver(
     let header = header_of(m, dce).map_err(|s| {
         misuse(
             0,
-            format!("the Device Manager cannot call unit {}'s driver: {s}", !(m.read_u16(dce + DCTL_REFNUM) as i16)),
+            format!(
+                "the Device Manager cannot call unit {}'s driver: {s}",
+                !(m.read_u16(dce + DCTL_REFNUM) as i16)
+            ),
         )
     })?;
     let off = m.read_u16(header + which.offset_field());
@@ -542,7 +549,10 @@ fn call_driver(
     });
     let r = m.call_with_registers(addr, &regs, cfg.driver_preserved);
     let calls = &mut dm(m).calls;
-    if let Some(i) = calls.iter().rposition(|c| c.dce == dce && c.direct == direct && c.irq_depth == irq_depth) {
+    if let Some(i) = calls
+        .iter()
+        .rposition(|c| c.dce == dce && c.direct == direct && c.irq_depth == irq_depth)
+    {
         calls.remove(i);
     }
     Ok(r?.0.d0)
@@ -641,7 +651,9 @@ fn iodone(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
     if dce & 1 != 0 || !known_dce(m, dce) {
         return Err(misuse(
             0,
-            format!("IODone with A1 = ${dce:08X}, which is not the DCE of any driver in the unit table"),
+            format!(
+                "IODone with A1 = ${dce:08X}, which is not the DCE of any driver in the unit table"
+            ),
         ));
     }
     let name = driver_name(m, dce);
@@ -773,7 +785,10 @@ fn open_call(m: &mut Machine, word: u16, pb: u32) -> Result<u32, Fault> {
     m.write_u16(pb + PB_QTYPE, IO_QTYPE);
     let np = m.read_u32(pb + IO_NAME_PTR);
     if np == 0 || !m.bus().in_ram(np, 1) || !m.bus().in_ram(np, 1 + m.read_u8(np) as u32) {
-        return Err(misuse(word, format!("_Open: ioNamePtr ${np:08X} is not a string in RAM")));
+        return Err(misuse(
+            word,
+            format!("_Open: ioNamePtr ${np:08X} is not a string in RAM"),
+        ));
     }
     let name = m.read_pstring(np);
     if name.first() != Some(&b'.') {
@@ -825,7 +840,10 @@ fn close_call(m: &mut Machine, word: u16, pb: u32) -> Result<u32, Fault> {
     }
     if flags(m, dce) & DRVR_ACTIVE != 0 || m.read_u32(dce + DCTL_QHEAD) != 0 {
         let t = config(m).sync_timeout_ticks;
-        let what = format!("_Close of {} waiting for its queued requests", driver_name(m, dce));
+        let what = format!(
+            "_Close of {} waiting for its queued requests",
+            driver_name(m, dce)
+        );
         m.idle_until(
             move |m| flags(m, dce) & DRVR_ACTIVE == 0 && m.read_u32(dce + DCTL_QHEAD) == 0,
             t,

@@ -117,7 +117,11 @@ fn post_event(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         ));
     }
     let tick = m.ticks();
-    let ev = PostedEvent { code, message, tick };
+    let ev = PostedEvent {
+        code,
+        message,
+        tick,
+    };
     let mask = m.read_u16(lowmem::SYS_EVT_MASK);
     if mask & (1 << code) == 0 {
         state(m).refused.push(ev);

@@ -137,7 +137,9 @@ pub fn read_through_driver(
     if got != len {
         return Err(Fault::Misuse {
             trap: Some(0xA002),
-            message: format!("the driver completed a {len}-byte _Read with noErr but ioActCount {got}"),
+            message: format!(
+                "the driver completed a {len}-byte _Read with noErr but ioActCount {got}"
+            ),
         });
     }
     Ok(Ok(m.read_bytes(buf, len)))
@@ -145,11 +147,18 @@ pub fn read_through_driver(
 
 /// Mount the volume on `drive`: `Ok(vRefNum)` or a Mac OS error code.
 pub fn mount(m: &mut Machine, drive: u16) -> Result<Result<i16, i16>, Fault> {
-    let all = m.try_drives().map_err(|e| Fault::Misuse { trap: None, message: e })?;
+    let all = m.try_drives().map_err(|e| Fault::Misuse {
+        trap: None,
+        message: e,
+    })?;
     let Some(d) = all.into_iter().find(|d| d.number as u16 == drive) else {
         return Ok(Err(NS_DRV_ERR));
     };
-    if m.state::<FileManager>().volumes.iter().any(|v| v.drive == drive) {
+    if m.state::<FileManager>()
+        .volumes
+        .iter()
+        .any(|v| v.drive == drive)
+    {
         return Ok(Err(VOL_ON_LIN_ERR));
     }
     let mdb = match read_through_driver(m, &d, 1024, 512)? {

@@ -105,12 +105,21 @@ impl Machine {
         name: &'static str,
         handler: InterruptHandler,
     ) -> InterruptId {
-        assert!((1..=7).contains(&level), "interrupt level {level} is not 1..7");
+        assert!(
+            (1..=7).contains(&level),
+            "interrupt level {level} is not 1..7"
+        );
         let at = self.emulated_cycles() + delay_cycles;
         let irq = self.interrupts_mut();
         let id = irq.next_id;
         irq.next_id += 1;
-        irq.pending.push(Pending { id, at, level, name, handler });
+        irq.pending.push(Pending {
+            id,
+            at,
+            level,
+            name,
+            handler,
+        });
         irq.recompute_due();
         InterruptId(id)
     }
@@ -158,10 +167,17 @@ impl Machine {
             let mask = self.interrupt_mask();
             let takes = |level: u8| level == 7 || level > mask;
             // Tick hooks first (level 1), once per owed tick.
-            if self.interrupts().ticks_owed > 0 && takes(1) && !self.interrupts().tick_hooks.is_empty() {
+            if self.interrupts().ticks_owed > 0
+                && takes(1)
+                && !self.interrupts().tick_hooks.is_empty()
+            {
                 self.interrupts_mut().ticks_owed -= 1;
-                let hooks: Vec<TickHook> =
-                    self.interrupts().tick_hooks.iter().map(|(_, h)| h.clone()).collect();
+                let hooks: Vec<TickHook> = self
+                    .interrupts()
+                    .tick_hooks
+                    .iter()
+                    .map(|(_, h)| h.clone())
+                    .collect();
                 self.run_at_level(1, |m| {
                     for h in &hooks {
                         h(m)?;
@@ -242,7 +258,9 @@ impl Machine {
             if self.ticks() >= deadline {
                 return Err(Fault::Misuse {
                     trap: None,
-                    message: format!("{what}: still waiting after {timeout_ticks} ticks (would hang a real Mac)"),
+                    message: format!(
+                        "{what}: still waiting after {timeout_ticks} ticks (would hang a real Mac)"
+                    ),
                 });
             }
             let mask = self.interrupt_mask();
@@ -259,11 +277,14 @@ impl Machine {
                 Some(_) => {}
                 None if has_ticks && mask < 1 => self.advance_ticks(1),
                 None => {
-                    let masked: Vec<&str> = self.interrupts().pending.iter().map(|p| p.name).collect();
+                    let masked: Vec<&str> =
+                        self.interrupts().pending.iter().map(|p| p.name).collect();
                     return Err(Fault::Misuse {
                         trap: None,
                         message: if masked.is_empty() {
-                            format!("{what}: waiting, but nothing is pending that could finish it (would hang a real Mac)")
+                            format!(
+                                "{what}: waiting, but nothing is pending that could finish it (would hang a real Mac)"
+                            )
                         } else {
                             format!(
                                 "{what}: waiting with the interrupt mask at {mask}, which blocks {} (would hang a real Mac)",

@@ -38,12 +38,13 @@
 //! * [`conformance`]: the codegen suite compared across host, emulator and QEMU.
 
 pub mod bus;
+pub mod conformance;
 pub mod cpu;
 pub mod device_manager;
 pub mod drive_queue;
 pub mod error;
-pub mod file_manager;
 pub mod events;
+pub mod file_manager;
 pub mod interrupts;
 pub mod loader;
 pub mod lowmem;
@@ -52,21 +53,20 @@ pub mod machine;
 pub mod memory_manager;
 pub mod mm_traps;
 pub mod os_utils;
-pub mod testing;
-pub mod trap_names;
-pub mod traps;
-pub mod vbl;
-pub mod conformance;
 pub mod qemu;
 pub mod scsi;
 pub mod scsi_manager;
 pub mod start_manager;
 pub mod test_disk;
+pub mod testing;
 pub mod toolbox;
+pub mod trap_names;
+pub mod traps;
+pub mod vbl;
 
 pub use cpu::CpuModel;
-pub use interrupts::{InterruptHandler, InterruptId, TickHook};
 pub use error::{ChainSource, Fault, ReturnAddress, RunError};
+pub use interrupts::{InterruptHandler, InterruptId, TickHook};
 pub use loader::{CallResult, LoadedImage, Preserved};
 pub use machine::{Layout, Machine, MachineConfig, Stats};
 pub use memory_manager::ZoneId;

@@ -229,7 +229,8 @@ impl Machine {
 
     /// Call the code at `addr` with the C ABI.
     pub fn call_address(&mut self, addr: u32, args: &[u32]) -> Result<CallResult, RunError> {
-        self.call_guest(addr, args, &[], Preserved::C_ABI).map(|(r, _)| r)
+        self.call_guest(addr, args, &[], Preserved::C_ABI)
+            .map(|(r, _)| r)
     }
 
     /// Call a register-based Mac OS routine at `addr` (a completion routine, a VBL task, a
@@ -318,8 +319,8 @@ impl Machine {
                 return Err(self.fail(f, addr));
             }
             const NAMES: [&str; 15] = [
-                "D0", "D1", "D2", "D3", "D4", "D5", "D6", "D7", "A0", "A1", "A2", "A3", "A4",
-                "A5", "A6",
+                "D0", "D1", "D2", "D3", "D4", "D5", "D6", "D7", "A0", "A1", "A2", "A3", "A4", "A5",
+                "A6",
             ];
             let now = self.cpu().dar;
             for (i, n) in NAMES.iter().enumerate() {

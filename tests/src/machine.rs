@@ -991,7 +991,11 @@ impl Machine {
         // A top-level call made by an interrupt handler (host code waiting in `idle_until` at
         // depth 0) keeps the handler's interrupt mask, so the guest code it runs is not
         // interrupted by its own level.
-        let mask = if self.at_interrupt_level() { self.cpu.get_sr() & 0x0700 } else { 0 };
+        let mask = if self.at_interrupt_level() {
+            self.cpu.get_sr() & 0x0700
+        } else {
+            0
+        };
         self.cpu.set_sr(0x2000 | mask);
     }
 

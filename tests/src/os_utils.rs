@@ -122,8 +122,7 @@ pub fn check_static_element(
     if start > addr || !m.bus().in_ram(start, end - start) {
         return Err(format!("{what} at ${addr:08X} lies outside RAM"));
     }
-    if m
-        .images()
+    if m.images()
         .iter()
         .any(|i| i.heap_block.is_none() && i.base <= start && end <= i.end())
     {

@@ -70,7 +70,11 @@ pub fn parse_output(stdout: &[u8]) -> Result<Parsed, String> {
 
 /// Is `qemu-m68k` installed?
 pub fn available() -> bool {
-    Command::new("qemu-m68k").arg("-version").output().map(|o| o.status.success()).unwrap_or(false)
+    Command::new("qemu-m68k")
+        .arg("-version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
 }
 
 /// Most output a run may produce; a miscompiled program can print forever.
@@ -81,7 +85,10 @@ pub fn run(elf: &Path, cpu: &str, first: u32, timeout: Duration) -> Result<QemuO
     use std::io::Read;
     use std::process::Stdio;
     if !available() {
-        return Err("qemu-m68k is not installed (Debian package qemu-user); `cargo xtask test` installs it".into());
+        return Err(
+            "qemu-m68k is not installed (Debian package qemu-user); `cargo xtask test` installs it"
+                .into(),
+        );
     }
     let mut child = Command::new("timeout")
         .arg("--signal=KILL")
@@ -96,7 +103,10 @@ pub fn run(elf: &Path, cpu: &str, first: u32, timeout: Duration) -> Result<QemuO
         .map_err(|e| format!("could not start qemu-m68k: {e}"))?;
     let mut stdout_bytes = Vec::new();
     let mut pipe = child.stdout.take().expect("piped stdout");
-    let read = pipe.by_ref().take(MAX_STDOUT).read_to_end(&mut stdout_bytes);
+    let read = pipe
+        .by_ref()
+        .take(MAX_STDOUT)
+        .read_to_end(&mut stdout_bytes);
     drop(pipe); // a program still writing now gets SIGPIPE
     let overflowed = stdout_bytes.len() as u64 >= MAX_STDOUT;
     if overflowed {
@@ -106,12 +116,20 @@ pub fn run(elf: &Path, cpu: &str, first: u32, timeout: Duration) -> Result<QemuO
     if let Some(mut e) = child.stderr.take() {
         let _ = e.by_ref().take(64 << 10).read_to_end(&mut stderr_bytes);
     }
-    let status = child.wait().map_err(|e| format!("waiting for qemu-m68k: {e}"))?;
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for qemu-m68k: {e}"))?;
     read.map_err(|e| format!("reading qemu-m68k output: {e}"))?;
     if overflowed {
-        return Err(format!("the program printed more than {MAX_STDOUT} bytes (runaway loop?)"));
+        return Err(format!(
+            "the program printed more than {MAX_STDOUT} bytes (runaway loop?)"
+        ));
     }
-    let out = std::process::Output { status, stdout: stdout_bytes, stderr: stderr_bytes };
+    let out = std::process::Output {
+        status,
+        stdout: stdout_bytes,
+        stderr: stderr_bytes,
+    };
     let (cases, end_count) = parse_output(&out.stdout)?;
     Ok(QemuOutput {
         cases,

@@ -8,5 +8,7 @@
 pub mod boot;
 pub mod checks;
 
-pub use checks::{DriverChoice, DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk};
 pub use boot::{BootConfig, BootReport, LoadedDriver, ScanOutcome, boot};
+pub use checks::{
+    DriverChoice, DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk,
+};

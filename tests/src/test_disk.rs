@@ -73,7 +73,10 @@ impl TestDisk {
             vols.push((next, v.blocks));
             next += v.blocks;
         }
-        assert!(next <= self.total_blocks, "test disk too small for its partitions");
+        assert!(
+            next <= self.total_blocks,
+            "test disk too small for its partitions"
+        );
         let map_entries = 2 + self.volumes.len() as u32 + u32::from(next < self.total_blocks);
 
         let mut ddm = DriverDescriptorMap::zeroed();
@@ -102,7 +105,17 @@ impl TestDisk {
             e.status.set(st);
             e
         };
-        put(&mut img, 1, &entry("Apple", part_type::PARTITION_MAP, 1, 63, status::MAP_PARTITION));
+        put(
+            &mut img,
+            1,
+            &entry(
+                "Apple",
+                part_type::PARTITION_MAP,
+                1,
+                63,
+                status::MAP_PARTITION,
+            ),
+        );
         let mut d = entry(
             &self.driver_name,
             &self.driver_type,
@@ -112,21 +125,37 @@ impl TestDisk {
         );
         d.boot_size.set(self.driver.len() as u32);
         let ck = boot_checksum(&self.driver) as u32;
-        d.boot_checksum.set(if self.corrupt_checksum { ck ^ 1 } else { ck });
+        d.boot_checksum
+            .set(if self.corrupt_checksum { ck ^ 1 } else { ck });
         set_c_field(&mut d.processor, "68000");
         d.pad[..4].copy_from_slice(&SCSI_DRIVER_PAD_SIGNATURE.to_be_bytes());
         put(&mut img, 2, &d);
         for (i, (v, &(start, len))) in self.volumes.iter().zip(&vols).enumerate() {
-            put(&mut img, 3 + i as u32, &entry("MacOS", part_type::HFS, start, len, status::HFS_PARTITION));
+            put(
+                &mut img,
+                3 + i as u32,
+                &entry("MacOS", part_type::HFS, start, len, status::HFS_PARTITION),
+            );
             write_mdb(&mut img[(start as usize + 2) * 512..][..512], v);
         }
         if next < self.total_blocks {
             let blk = 3 + self.volumes.len() as u32;
-            put(&mut img, blk, &entry("Extra", part_type::FREE, next, self.total_blocks - next, 0));
+            put(
+                &mut img,
+                blk,
+                &entry("Extra", part_type::FREE, next, self.total_blocks - next, 0),
+            );
         }
         let o = driver_start as usize * 512;
         img[o..o + self.driver.len()].copy_from_slice(&self.driver);
-        (img, TestDiskLayout { driver_start, driver_blocks, volumes: vols })
+        (
+            img,
+            TestDiskLayout {
+                driver_start,
+                driver_blocks,
+                volumes: vols,
+            },
+        )
     }
 }
 

@@ -128,7 +128,9 @@ fn vbl_tick(m: &mut Machine) -> Result<(), Fault> {
         if addr & 1 != 0 || !m.bus().in_ram(addr, 2) {
             return Err(Fault::Misuse {
                 trap: None,
-                message: format!("VBL task at ${t:08X} has vblAddr ${addr:08X}, which is odd or outside RAM"),
+                message: format!(
+                    "VBL task at ${t:08X} has vblAddr ${addr:08X}, which is odd or outside RAM"
+                ),
             });
         }
         state(m).runs += 1;

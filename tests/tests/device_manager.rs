@@ -45,7 +45,8 @@ struct T {
 
 impl T {
     fn new(cpu: CpuModel) -> T {
-        let img = retro68_build::asm::assemble_flat("test_disk_driver", &source()).expect("assembles");
+        let img =
+            retro68_build::asm::assemble_flat("test_disk_driver", &source()).expect("assembles");
         let mut m = Machine::new(cpu);
         m.install_mac_os();
         m.load(&img).unwrap();
@@ -162,7 +163,10 @@ fn drvr_install_fills_the_unit_table_and_open_finds_the_driver_by_name() {
         assert_eq!(h, t.var32("dce_handle"));
         let dce = t.m.read_u32(h);
         assert_eq!(t.m.read_u16(dce + DCTL_REFNUM) as i16, REFNUM);
-        assert_eq!(t.m.memory_manager().handle_size(t.m.bus(), h).unwrap(), DCE_SIZE);
+        assert_eq!(
+            t.m.memory_manager().handle_size(t.m.bus(), h).unwrap(),
+            DCE_SIZE
+        );
         let info = t.m.driver_info(unit).unwrap();
         assert_eq!(info.name.as_deref(), Some(".TestDsk"));
         assert!(!info.is_open());
@@ -210,7 +214,11 @@ fn synchronous_read_write_position_and_status_one() {
         assert_eq!(t.m.read_u16(pb + 4), IO_QTYPE);
         let disk = t.addr("disk");
         assert_eq!(t.m.read_bytes(disk + 1024, 512), data);
-        assert_eq!(t.m.read_u32(t.dce() + DCTL_POSITION), 1536, "driver advanced dCtlPosition");
+        assert_eq!(
+            t.m.read_u32(t.dce() + DCTL_POSITION),
+            1536,
+            "driver advanced dCtlPosition"
+        );
         // fsFromMark (3): dCtlPosition += ioPosOffset, i.e. 1536 - 512.
         let dst = t.buf(512);
         let pb = t.io_pb(dst, 512, (-512i32) as u32);
@@ -223,7 +231,11 @@ fn synchronous_read_write_position_and_status_one() {
         t.m.write_u16(pb + IO_POS_MODE, 0x0101);
         assert_eq!(t.call("t_read", pb), 0);
         assert_eq!(t.var16("last_posmode") as u16, 0x0101);
-        assert_eq!(t.var32("prime_count"), 3, "a zero-length read reaches the driver");
+        assert_eq!(
+            t.var32("prime_count"),
+            3,
+            "a zero-length read reaches the driver"
+        );
         // Out of range → the driver's paramErr comes back through IODone.
         let pb = t.io_pb(dst, 512, 4000);
         assert_eq!(t.call("t_read", pb), -50);
@@ -276,21 +288,38 @@ fn asynchronous_requests_queue_and_complete_through_jiodone() {
         t.m.write_u16(spb + CS_CODE, 100);
         assert_eq!(t.call("t_status_immed", spb), 0);
         assert_eq!(t.var32("status_count"), 1);
-        assert!(t.dce_flags() & DRVR_ACTIVE != 0, "immediate calls leave drvrActive alone");
+        assert!(
+            t.dce_flags() & DRVR_ACTIVE != 0,
+            "immediate calls leave drvrActive alone"
+        );
         // The "hardware" finishes the first request: IODone stores the result, runs the
         // completion routine and starts the second request.
         t.schedule_finish(1000);
-        t.m.idle_until(|m| m.read_u16(pb1 + IO_RESULT) as i16 <= 0, 60, "first read").unwrap();
+        t.m.idle_until(
+            |m| m.read_u16(pb1 + IO_RESULT) as i16 <= 0,
+            60,
+            "first read",
+        )
+        .unwrap();
         assert_eq!(t.io_result(pb1), 0);
         assert_eq!(t.var32("compl_count"), 1);
         assert_eq!(t.var32("compl_pb"), pb1);
         assert_eq!(t.var16("compl_d0"), 0);
-        assert_eq!(t.var16("compl_ioresult"), 0, "ioResult stored before ioCompletion runs");
+        assert_eq!(
+            t.var16("compl_ioresult"),
+            0,
+            "ioResult stored before ioCompletion runs"
+        );
         assert_eq!(t.m.read_bytes(b1, 64), vec![0x5A; 64]);
         assert_eq!(t.var32("prime_count"), 2, "IODone started the next request");
         assert_eq!(t.io_result(pb2), 1);
         t.schedule_finish(1000);
-        t.m.idle_until(|m| m.read_u16(pb2 + IO_RESULT) as i16 <= 0, 60, "second read").unwrap();
+        t.m.idle_until(
+            |m| m.read_u16(pb2 + IO_RESULT) as i16 <= 0,
+            60,
+            "second read",
+        )
+        .unwrap();
         assert_eq!(t.var32("compl_count"), 2);
         assert_eq!(t.var32("compl_pb"), pb2);
         assert!(t.dce_flags() & DRVR_ACTIVE == 0);
@@ -353,7 +382,11 @@ fn killio_aborts_every_pending_request() {
         assert_eq!(t.var16("compl_d0"), ABORT_ERR);
         assert!(t.dce_flags() & DRVR_ACTIVE == 0);
         assert_eq!(t.m.read_u32(t.dce() + DCTL_QHEAD), 0);
-        assert_eq!(t.var32("prime_count"), 1, "the aborted requests never reached Prime");
+        assert_eq!(
+            t.var32("prime_count"),
+            1,
+            "the aborted requests never reached Prime"
+        );
         // The driver still works afterwards.
         t.set8("async_mode", 0);
         let pb = t.io_pb(b, 64, 0);
@@ -373,10 +406,15 @@ fn accrun_runs_every_drvr_delay_ticks_and_posts_a_disk_event_once_events_are_on(
         t.m.write_u32(d + DCTL_CUR_TICKS, t0);
         t.set16("post_drive", 8);
         t.m.events_off_until(t0 + 35, ferrite_emu::events::DEFAULT_SYS_EVT_MASK);
-        t.m.idle_until(|m| m.ticks() >= t0 + 100, 200, "100 ticks").unwrap();
+        t.m.idle_until(|m| m.ticks() >= t0 + 100, 200, "100 ticks")
+            .unwrap();
         assert_eq!(t.var32("accrun_count"), 10, "{cpu}");
         assert_eq!(t.var16("last_cscode"), ACC_RUN);
-        assert_eq!(t.var16("last_ctl_trap") as u16, 0xA204, "accRun is an immediate Control");
+        assert_eq!(
+            t.var16("last_ctl_trap") as u16,
+            0xA204,
+            "accRun is an immediate Control"
+        );
         assert_eq!(t.var32("last_accrun_tick"), t0 + 100);
         // Posting failed at ticks 10, 20, 30 (events off) and worked at 40.
         assert_eq!(t.var32("post_tries"), 4);
@@ -386,7 +424,8 @@ fn accrun_runs_every_drvr_delay_ticks_and_posts_a_disk_event_once_events_are_on(
         assert_eq!(t.m.posted_events()[0].tick, t0 + 40);
         // Without dNeedTime nothing more happens.
         t.set_dce_flags(t.dce_flags() & !D_NEED_TIME);
-        t.m.idle_until(|m| m.ticks() >= t0 + 150, 200, "50 ticks").unwrap();
+        t.m.idle_until(|m| m.ticks() >= t0 + 150, 200, "50 ticks")
+            .unwrap();
         assert_eq!(t.var32("accrun_count"), 10);
     }
 }
@@ -413,7 +452,12 @@ fn refnum_enable_and_open_checks_give_the_documented_errors() {
         let mut t = T::opened(cpu);
         let b = t.buf(512);
         let pb = t.io_pb(b, 512, 0);
-        for (rn, err) in [(5i16, BAD_UNIT_ERR), (-60, UNIT_EMPTY_ERR), (-100, BAD_UNIT_ERR), (0, BAD_UNIT_ERR)] {
+        for (rn, err) in [
+            (5i16, BAD_UNIT_ERR),
+            (-60, UNIT_EMPTY_ERR),
+            (-100, BAD_UNIT_ERR),
+            (0, BAD_UNIT_ERR),
+        ] {
             t.m.write_u16(pb + IO_REFNUM, rn as u16);
             assert_eq!(t.call("t_read", pb), err, "refNum {rn} on {cpu}");
             assert_eq!(t.io_result(pb), err);
@@ -431,7 +475,10 @@ fn refnum_enable_and_open_checks_give_the_documented_errors() {
         t.set_dce_flags(all & !D_STAT_ENABLE);
         assert_eq!(t.call("t_status", pb), STATUS_ERR);
         t.set_dce_flags(all);
-        assert_eq!(t.var32("prime_count") + t.var32("ctl_count") + t.var32("status_count"), 0);
+        assert_eq!(
+            t.var32("prime_count") + t.var32("ctl_count") + t.var32("status_count"),
+            0
+        );
         // An async call refused up front still runs its completion routine.
         let compl = t.addr("compl");
         t.m.write_u32(pb + IO_COMPLETION, compl);
@@ -452,11 +499,21 @@ fn refnum_enable_and_open_checks_give_the_documented_errors() {
         assert_eq!(t.call("t_read", pb), NOT_OPEN_ERR);
         assert_eq!(t.call("t_killio", pb), NOT_OPEN_ERR);
         // _DrvrRemove: bad unit, then success (closed); the entry is empty again.
-        assert_eq!(t.try_call("drvr_remove", &[5]).unwrap() as i16, BAD_UNIT_ERR);
-        assert_eq!(t.try_call("drvr_remove", &[REFNUM as u16 as u32]).unwrap() as i16, 0);
+        assert_eq!(
+            t.try_call("drvr_remove", &[5]).unwrap() as i16,
+            BAD_UNIT_ERR
+        );
+        assert_eq!(
+            t.try_call("drvr_remove", &[REFNUM as u16 as u32]).unwrap() as i16,
+            0
+        );
         assert_eq!(t.m.unit_table_entry(!REFNUM as u16), 0);
         assert_eq!(t.call("t_read", pb), UNIT_EMPTY_ERR);
-        assert_eq!(t.try_call("drvr_install", &[(-200i16) as u16 as u32]).unwrap() as i16, BAD_UNIT_ERR);
+        assert_eq!(
+            t.try_call("drvr_install", &[(-200i16) as u16 as u32])
+                .unwrap() as i16,
+            BAD_UNIT_ERR
+        );
     }
 }
 
@@ -465,8 +522,14 @@ fn refnum_enable_and_open_checks_give_the_documented_errors() {
 fn drvr_remove_of_an_open_driver_and_install_over_one_are_refused() {
     for cpu in CPUS {
         let mut t = T::opened(cpu);
-        assert_eq!(t.try_call("drvr_remove", &[REFNUM as u16 as u32]).unwrap() as i16, D_REMOV_ERR, "{cpu}");
-        let e = t.try_call("drvr_install", &[REFNUM as u16 as u32]).unwrap_err();
+        assert_eq!(
+            t.try_call("drvr_remove", &[REFNUM as u16 as u32]).unwrap() as i16,
+            D_REMOV_ERR,
+            "{cpu}"
+        );
+        let e = t
+            .try_call("drvr_install", &[REFNUM as u16 as u32])
+            .unwrap_err();
         assert!(misuse_text(&e).contains("already holds"), "{e}");
     }
 }
@@ -493,7 +556,10 @@ fn completing_a_request_twice_fails_the_run() {
         let b = t.buf(16);
         let pb = t.io_pb(b, 16, 0);
         let e = t.try_call("t_read", &[pb]).unwrap_err();
-        assert!(misuse_text(&e).contains("no request in progress"), "{cpu}: {e}");
+        assert!(
+            misuse_text(&e).contains("no request in progress"),
+            "{cpu}: {e}"
+        );
     }
 }
 
@@ -507,7 +573,9 @@ fn iodone_with_a_bad_dce_fails_the_run() {
         let bogus = t.buf(64);
         t.m.write_u32(pd, bogus);
         let f = t.addr("finish_pending");
-        let e = t.m.call_with_registers(f, &[], ferrite_emu::Preserved::MAC_OS).unwrap_err();
+        let e =
+            t.m.call_with_registers(f, &[], ferrite_emu::Preserved::MAC_OS)
+                .unwrap_err();
         assert!(misuse_text(&e).contains("not the DCE"), "{cpu}: {e}");
     }
 }
@@ -531,32 +599,63 @@ fn add_drive_links_the_element_and_the_host_reads_the_drive_queue() {
         t.m.write_u16(el + 4, 0);
         t.m.write_u16(el + 12, 300);
         t.m.write_u16(el + 14, 7); // ignored with qType 0
-        assert_eq!(t.try_call("add_drive_at", &[el, (9 << 16) | (REFNUM as u16 as u32)]).unwrap(), 0);
+        assert_eq!(
+            t.try_call("add_drive_at", &[el, (9 << 16) | (REFNUM as u16 as u32)])
+                .unwrap(),
+            0
+        );
         let drives = t.m.drives();
-        assert_eq!(drives.iter().map(|d| d.number).collect::<Vec<_>>(), vec![8, 9]);
+        assert_eq!(
+            drives.iter().map(|d| d.number).collect::<Vec<_>>(),
+            vec![8, 9]
+        );
         assert_eq!(drives[1].blocks, 300);
         assert_eq!(t.m.read_u32(lowmem::DRV_Q_HDR + 6), el);
         // Duplicate number, element on the stack, in a handle: misuse.
-        let e = t.try_call("add_drive_at", &[el, (9 << 16) | 0xFFDF]).unwrap_err();
-        assert!(misuse_text(&e).contains("already in the drive queue"), "{e}");
+        let e = t
+            .try_call("add_drive_at", &[el, (9 << 16) | 0xFFDF])
+            .unwrap_err();
+        assert!(
+            misuse_text(&e).contains("already in the drive queue"),
+            "{e}"
+        );
         let blk2 = t.m.new_ptr(ZoneId::System, 20, true).unwrap();
-        let e = t.try_call("add_drive_at", &[blk2 + 4, (8 << 16) | 0xFFDF]).unwrap_err();
+        let e = t
+            .try_call("add_drive_at", &[blk2 + 4, (8 << 16) | 0xFFDF])
+            .unwrap_err();
         assert!(misuse_text(&e).contains("already used"), "{e}");
-        let e = t.try_call("add_drive_at", &[blk2 + 5, (10 << 16) | 0xFFDF]).unwrap_err();
+        let e = t
+            .try_call("add_drive_at", &[blk2 + 5, (10 << 16) | 0xFFDF])
+            .unwrap_err();
         assert!(misuse_text(&e).contains("odd"), "{e}");
         let stack = t.m.layout().stack.1 - 256;
-        let e = t.try_call("add_drive_at", &[stack, (10 << 16) | 0xFFDF]).unwrap_err();
+        let e = t
+            .try_call("add_drive_at", &[stack, (10 << 16) | 0xFFDF])
+            .unwrap_err();
         assert!(misuse_text(&e).contains("on the stack"), "{e}");
         let (mm, bus) = t.m.memory_manager_and_bus();
         let h = mm.new_handle(bus, ZoneId::System, 32, true).unwrap();
         let hp = t.m.read_u32(h);
-        let e = t.try_call("add_drive_at", &[hp + 4, (10 << 16) | 0xFFDF]).unwrap_err();
+        let e = t
+            .try_call("add_drive_at", &[hp + 4, (10 << 16) | 0xFFDF])
+            .unwrap_err();
         assert!(misuse_text(&e).contains("relocatable"), "{e}");
         // _Dequeue removes the first; the header follows.
-        assert_eq!(t.try_call("dequeue", &[t.addr("dqel"), lowmem::DRV_Q_HDR]).unwrap(), 0);
-        assert_eq!(t.m.drives().iter().map(|d| d.number).collect::<Vec<_>>(), vec![9]);
+        assert_eq!(
+            t.try_call("dequeue", &[t.addr("dqel"), lowmem::DRV_Q_HDR])
+                .unwrap(),
+            0
+        );
+        assert_eq!(
+            t.m.drives().iter().map(|d| d.number).collect::<Vec<_>>(),
+            vec![9]
+        );
         assert_eq!(t.m.read_u32(lowmem::DRV_Q_HDR + 2), el);
-        assert_eq!(t.try_call("dequeue", &[t.addr("dqel"), lowmem::DRV_Q_HDR]).unwrap() as i16, -1);
+        assert_eq!(
+            t.try_call("dequeue", &[t.addr("dqel"), lowmem::DRV_Q_HDR])
+                .unwrap() as i16,
+            -1
+        );
     }
 }
 
@@ -573,7 +672,8 @@ fn post_event_respects_sys_evt_mask() {
         assert_eq!(t.try_call("post_event", &[7, 9]).unwrap(), 1, "evtNotEnb");
         assert_eq!(t.m.disk_events(), vec![8]);
         assert_eq!(t.m.refused_events().len(), 1);
-        t.m.idle_until(|m| m.ticks() >= now + 5, 10, "events on").unwrap();
+        t.m.idle_until(|m| m.ticks() >= now + 5, 10, "events on")
+            .unwrap();
         assert_eq!(t.m.read_u16(lowmem::SYS_EVT_MASK), 0xFFFF);
         assert_eq!(t.try_call("post_event", &[7, 9]).unwrap(), 0);
         assert_eq!(t.m.disk_events(), vec![8, 9]);
@@ -596,20 +696,27 @@ fn vbl_tasks_count_down_run_and_can_be_removed() {
         t.m.write_u16(task + 10, 3);
         assert_eq!(t.try_call("vinstall", &[task]).unwrap(), 0);
         let t0 = t.m.ticks();
-        t.m.idle_until(|m| m.ticks() >= t0 + 10, 20, "ticks").unwrap();
+        t.m.idle_until(|m| m.ticks() >= t0 + 10, 20, "ticks")
+            .unwrap();
         assert_eq!(t.var32("tvbl_runs"), 1, "ran once; vblCount left 0");
         assert_eq!(t.var32("tvbl_last_tick"), t0 + 3);
-        assert_eq!(t.m.vbl_tasks(), vec![task], "stays installed while inactive");
+        assert_eq!(
+            t.m.vbl_tasks(),
+            vec![task],
+            "stays installed while inactive"
+        );
         // Reload every 5 ticks.
         t.set16("tvbl_reload", 5);
         t.m.write_u16(task + 10, 1);
         let t1 = t.m.ticks();
-        t.m.idle_until(|m| m.ticks() >= t1 + 11, 20, "ticks").unwrap();
+        t.m.idle_until(|m| m.ticks() >= t1 + 11, 20, "ticks")
+            .unwrap();
         assert_eq!(t.var32("tvbl_runs"), 4, "at t1+1, +6, +11");
         assert_eq!(t.try_call("vremove", &[task]).unwrap(), 0);
         assert_eq!(t.try_call("vremove", &[task]).unwrap() as i16, -1);
         let t2 = t.m.ticks();
-        t.m.idle_until(|m| m.ticks() >= t2 + 10, 20, "ticks").unwrap();
+        t.m.idle_until(|m| m.ticks() >= t2 + 10, 20, "ticks")
+            .unwrap();
         assert_eq!(t.var32("tvbl_runs"), 4);
         // A task record in a relocatable block is refused.
         let (mm, bus) = t.m.memory_manager_and_bus();
@@ -633,7 +740,11 @@ fn gestalt_answers_the_selectors_a_driver_asks() {
         assert_eq!(g(&mut t, b"proc"), (0, cpu.cpu_flag() as u32 + 1));
         assert_eq!(g(&mut t, b"cput"), (0, cpu.cpu_flag() as u32));
         assert_eq!(g(&mut t, b"vm  "), (0, 0));
-        assert_eq!(g(&mut t, b"scsi").0, -5551, "no SCSI Manager 4.3 by default");
+        assert_eq!(
+            g(&mut t, b"scsi").0,
+            -5551,
+            "no SCSI Manager 4.3 by default"
+        );
         t.m.set_gestalt(ostype(b"scsi"), Some(1));
         assert_eq!(g(&mut t, b"scsi"), (0, 1));
         assert_eq!(g(&mut t, b"zzzz").0, -5551);
@@ -647,7 +758,10 @@ fn code_copied_at_run_time_needs_an_instruction_cache_flush() {
         let mut t = T::new(cpu);
         let dst = t.buf(16);
         let e = t.try_call("reloc_test", &[dst, 0]).unwrap_err();
-        assert!(matches!(e.fault, Fault::StaleCode { address, .. } if address == dst), "{cpu}: {e}");
+        assert!(
+            matches!(e.fault, Fault::StaleCode { address, .. } if address == dst),
+            "{cpu}: {e}"
+        );
         let dst = t.buf(16);
         assert_eq!(t.try_call("reloc_test", &[dst, 1]).unwrap(), 42);
     }
@@ -686,7 +800,12 @@ fn a_completion_routine_can_queue_the_next_request_from_inside_iodone() {
         t.m.write_u32(cp, pb2);
         t.m.write_u16(pb2 + IO_RESULT, 0x7FFF); // not queued yet
         assert_eq!(t.call("t_read_async", pb1), 0);
-        t.m.idle_until(|m| m.read_u16(pb2 + IO_RESULT) as i16 <= 0, 60, "chained read").unwrap();
+        t.m.idle_until(
+            |m| m.read_u16(pb2 + IO_RESULT) as i16 <= 0,
+            60,
+            "chained read",
+        )
+        .unwrap();
         assert_eq!(t.var16("chain_d0"), 0, "{cpu}");
         assert_eq!(t.var32("prime_count"), 2);
         assert_eq!(t.var32("last_pos"), 64);
@@ -716,7 +835,11 @@ fn trap_addresses_show_which_traps_the_model_implements() {
         // Traps the modelled ROM lacks report _Unimplemented's address.
         for w in [0xA089u32, 0xA058, 0xA082] {
             if !t.m.traps().is_implemented(w as u16) {
-                assert_eq!(t.try_call("os_trap_address", &[w]).unwrap(), unimpl, "${w:04X}");
+                assert_eq!(
+                    t.try_call("os_trap_address", &[w]).unwrap(),
+                    unimpl,
+                    "${w:04X}"
+                );
             }
         }
     }
@@ -733,7 +856,10 @@ fn a_synchronous_call_nothing_finishes_fails_instead_of_hanging() {
         let pb = t.io_pb(b, 16, 0);
         let e = t.try_call("t_read", &[pb]).unwrap_err();
         let text = misuse_text(&e);
-        assert!(text.contains("still waiting after 100 ticks") && text.contains(".TestDsk"), "{cpu}: {text}");
+        assert!(
+            text.contains("still waiting after 100 ticks") && text.contains(".TestDsk"),
+            "{cpu}: {text}"
+        );
     }
 }
 
@@ -750,7 +876,8 @@ fn iodone_turns_a_positive_result_into_zero_and_immediate_calls_keep_their_d0() 
         assert_eq!(t.call("t_read_async", pb), 0);
         t.set16("pending_result", 5);
         t.schedule_finish(100);
-        t.m.idle_until(|m| m.read_u16(pb + IO_RESULT) as i16 <= 0, 60, "read").unwrap();
+        t.m.idle_until(|m| m.read_u16(pb + IO_RESULT) as i16 <= 0, 60, "read")
+            .unwrap();
         assert_eq!(t.io_result(pb), 0, "{cpu}");
         assert_eq!(t.var16("compl_d0"), 0);
         // An immediate Control returns the driver's D0 (sign-extended) and leaves the queue.

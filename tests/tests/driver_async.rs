@@ -29,7 +29,14 @@ fn queued_async_requests_complete_in_order_with_their_results() {
             // Two writes on each drive, a read, and a bad request (paramErr) in the queue.
             let mut pbs = Vec::new();
             for (i, &b) in bufs.iter().enumerate() {
-                let (pb, d0) = r.prime_async(WRITE, i % 2, FS_FROM_START, (1000 + 100 * i as u32) * 512, b, 64 * 512);
+                let (pb, d0) = r.prime_async(
+                    WRITE,
+                    i % 2,
+                    FS_FROM_START,
+                    (1000 + 100 * i as u32) * 512,
+                    b,
+                    64 * 512,
+                );
                 assert_eq!(d0, 0, "{}: an async call returns 0 at once", r.what());
                 pbs.push(pb);
             }
@@ -38,16 +45,38 @@ fn queued_async_requests_complete_in_order_with_their_results() {
             pbs.push(bad);
             pbs.push(rd);
             if rom == RomGeneration::ScsiManager43 {
-                assert_eq!(r.m.read_u16(pbs[3] + IO_RESULT), 1, "{}: queued behind a request in flight", r.what());
-                assert_eq!(r.m.read_u16(pbs[0] + PB_DONE_COUNT), 0, "{}: in flight", r.what());
+                assert_eq!(
+                    r.m.read_u16(pbs[3] + IO_RESULT),
+                    1,
+                    "{}: queued behind a request in flight",
+                    r.what()
+                );
+                assert_eq!(
+                    r.m.read_u16(pbs[0] + PB_DONE_COUNT),
+                    0,
+                    "{}: in flight",
+                    r.what()
+                );
             }
             r.wait_completions(&pbs);
             for (i, &pb) in pbs.iter().enumerate() {
                 let want = if pb == bad { -50 } else { 0 };
                 let what = format!("{} request {i}", r.what());
-                assert_eq!(r.m.read_u16(pb + PB_DONE_COUNT), 1, "{what}: completion ran once");
-                assert_eq!(r.m.read_u16(pb + PB_DONE_D0) as i16, want, "{what}: D0 at completion");
-                assert_eq!(r.m.read_u16(pb + PB_DONE_IORESULT) as i16, want, "{what}: ioResult at completion");
+                assert_eq!(
+                    r.m.read_u16(pb + PB_DONE_COUNT),
+                    1,
+                    "{what}: completion ran once"
+                );
+                assert_eq!(
+                    r.m.read_u16(pb + PB_DONE_D0) as i16,
+                    want,
+                    "{what}: D0 at completion"
+                );
+                assert_eq!(
+                    r.m.read_u16(pb + PB_DONE_IORESULT) as i16,
+                    want,
+                    "{what}: ioResult at completion"
+                );
                 if want == 0 {
                     assert_eq!(r.m.read_u32(pb + IO_ACT_COUNT), 64 * 512, "{what}");
                 }
@@ -56,9 +85,16 @@ fn queued_async_requests_complete_in_order_with_their_results() {
                 let lba = r.lba(i % 2, (1000 + 100 * i as u64) * 512);
                 assert!(r.visible(lba, 64) == *d, "{} write {i}", r.what());
             }
-            assert!(r.m.read_bytes(out, 64 * 512) == data[1], "{}: the read came after the write queued before it", r.what());
+            assert!(
+                r.m.read_bytes(out, 64 * 512) == data[1],
+                "{}: the read came after the write queued before it",
+                r.what()
+            );
             let dm = r.m.device_manager();
-            assert!(dm.iodone_count >= 6, "every queued request went through IODone");
+            assert!(
+                dm.iodone_count >= 6,
+                "every queued request went through IODone"
+            );
         }
     }
 }
@@ -93,14 +129,29 @@ fn killio_refuses_while_a_command_is_in_flight_and_aborts_pending_requests_other
             // Nothing queued: KillIO is 0.
             let kill = r.pb();
             r.m.write_u16(kill + IO_REFNUM, r.ref_num as u16);
-            assert_eq!(r.m.device_call(KILLIO, kill).unwrap() as i16, 0, "{}: idle", r.what());
+            assert_eq!(
+                r.m.device_call(KILLIO, kill).unwrap() as i16,
+                0,
+                "{}: idle",
+                r.what()
+            );
 
             if rom == RomGeneration::ScsiManager43 {
                 // A command in flight: the driver refuses, the requests go on.
                 let (a, _) = r.prime_async(READ, 0, FS_FROM_START, 0, buf, 64 * 512);
                 let (b, _) = r.prime_async(READ, 0, FS_FROM_START, 64 * 512, buf, 64 * 512);
-                assert_eq!(r.m.read_u16(a + PB_DONE_COUNT), 0, "{}: in flight", r.what());
-                assert_eq!(r.m.device_call(KILLIO, kill).unwrap() as i16, CONTROL_ERR, "{}: in flight", r.what());
+                assert_eq!(
+                    r.m.read_u16(a + PB_DONE_COUNT),
+                    0,
+                    "{}: in flight",
+                    r.what()
+                );
+                assert_eq!(
+                    r.m.device_call(KILLIO, kill).unwrap() as i16,
+                    CONTROL_ERR,
+                    "{}: in flight",
+                    r.what()
+                );
                 r.wait_completions(&[a, b]);
                 assert_eq!(r.m.read_u16(a + PB_DONE_D0), 0, "{}", r.what());
                 assert_eq!(r.m.read_u16(b + PB_DONE_D0), 0, "{}", r.what());
@@ -117,20 +168,55 @@ fn killio_refuses_while_a_command_is_in_flight_and_aborts_pending_requests_other
                 let writes_before = r.disk().opcode_count(0x2A);
                 r.wait_completions(&[a, b, c]);
                 assert_eq!(r.m.read_u16(a + PB_DONE_D0), 0, "{}", r.what());
-                assert_eq!(r.m.read_u16(a + PB_KILL_D0) as i16, 0, "{}: KillIO between requests", r.what());
+                assert_eq!(
+                    r.m.read_u16(a + PB_KILL_D0) as i16,
+                    0,
+                    "{}: KillIO between requests",
+                    r.what()
+                );
                 for p in [b, c] {
-                    assert_eq!(r.m.read_u16(p + PB_DONE_D0) as i16, ABORT_ERR, "{}", r.what());
-                    assert_eq!(r.m.read_u16(p + IO_RESULT) as i16, ABORT_ERR, "{}", r.what());
+                    assert_eq!(
+                        r.m.read_u16(p + PB_DONE_D0) as i16,
+                        ABORT_ERR,
+                        "{}",
+                        r.what()
+                    );
+                    assert_eq!(
+                        r.m.read_u16(p + IO_RESULT) as i16,
+                        ABORT_ERR,
+                        "{}",
+                        r.what()
+                    );
                 }
-                assert_eq!(r.disk().opcode_count(0x2A), writes_before, "{}: the aborted write never ran", r.what());
+                assert_eq!(
+                    r.disk().opcode_count(0x2A),
+                    writes_before,
+                    "{}: the aborted write never ran",
+                    r.what()
+                );
                 // The driver still works afterwards.
-                assert_eq!(r.prime(READ, 0, FS_FROM_START, 0, buf, 512), (0, 512), "{}", r.what());
+                assert_eq!(
+                    r.prime(READ, 0, FS_FROM_START, 0, buf, 512),
+                    (0, 512),
+                    "{}",
+                    r.what()
+                );
             } else {
                 // The original SCSI Manager is synchronous: an async call is done on return.
                 let (a, d0) = r.prime_async(READ, 0, FS_FROM_START, 0, buf, 8 * 512);
                 assert_eq!(d0, 0);
-                assert_eq!(r.m.read_u16(a + PB_DONE_COUNT), 1, "{}: completed within the call", r.what());
-                assert_eq!(r.m.device_call(KILLIO, kill).unwrap() as i16, 0, "{}", r.what());
+                assert_eq!(
+                    r.m.read_u16(a + PB_DONE_COUNT),
+                    1,
+                    "{}: completed within the call",
+                    r.what()
+                );
+                assert_eq!(
+                    r.m.device_call(KILLIO, kill).unwrap() as i16,
+                    0,
+                    "{}",
+                    r.what()
+                );
             }
         }
     }

@@ -16,9 +16,9 @@
 mod ferrite;
 
 use ferrite::*;
+use ferrite_emu::CpuModel;
 use ferrite_emu::scsi::{DiskConfig, TimingConfig};
 use ferrite_emu::start_manager::RomGeneration;
-use ferrite_emu::CpuModel;
 
 struct Sample {
     cycles: u64,
@@ -33,7 +33,11 @@ fn measure(r: &mut Rig, word: u16, block: u32, count: u32, buf: u32) -> Sample {
     let cycles = r.m.stats().cycles - c0;
     assert_eq!((e, act), (0, count), "{}", r.what());
     let log = r.bus_log();
-    Sample { cycles, commands: log.len(), bus_ns: log.iter().map(|e| e.time_ns).sum() }
+    Sample {
+        cycles,
+        commands: log.len(),
+        bus_ns: log.iter().map(|e| e.time_ns).sum(),
+    }
 }
 
 fn rom_name(rom: RomGeneration) -> &'static str {
@@ -49,11 +53,16 @@ fn driver_benchmarks() {
     let blob = driver_blob();
     println!("\nblob: {} bytes (budget 16384)\n", blob.len());
     assert!(blob.len() <= 16384);
-    println!("| CPU | transport | request | driver cycles (min / mean / max) | SCSI commands | bus time, 7200-rpm preset | bus time, SD-emulator preset |");
+    println!(
+        "| CPU | transport | request | driver cycles (min / mean / max) | SCSI commands | bus time, 7200-rpm preset | bus time, SD-emulator preset |"
+    );
     println!("|---|---|---|---:|---:|---:|---:|");
     let mut single_040 = Vec::new();
     for cpu in [CpuModel::M68040, CpuModel::M68000] {
-        for rom in [RomGeneration::ScsiManager43, RomGeneration::OriginalScsiManager] {
+        for rom in [
+            RomGeneration::ScsiManager43,
+            RomGeneration::OriginalScsiManager,
+        ] {
             for (name, word, blocks, n) in [
                 ("read 1 block", READ, 1u32, 40u32),
                 ("write 1 block", WRITE, 1, 40),
@@ -62,9 +71,20 @@ fn driver_benchmarks() {
                 ("write 1536 blocks (768 KB)", WRITE, 1536, 4),
             ] {
                 let mut results = Vec::new();
-                for timing in [TimingConfig::hdd_7200_1990s(), TimingConfig::sd_card_emulator()] {
+                for timing in [
+                    TimingConfig::hdd_7200_1990s(),
+                    TimingConfig::sd_card_emulator(),
+                ] {
                     let disk = disk_with_volumes(driver_blob(), 1, 30_000);
-                    let mut r = boot_disk(cpu, rom, &disk, DiskConfig { timing, ..Default::default() });
+                    let mut r = boot_disk(
+                        cpu,
+                        rom,
+                        &disk,
+                        DiskConfig {
+                            timing,
+                            ..Default::default()
+                        },
+                    );
                     let buf = r.alloc(blocks * 512);
                     let mut rng = Rng(11);
                     let mut samples = Vec::new();
@@ -79,8 +99,14 @@ fn driver_benchmarks() {
                 let max = *cyc.iter().max().unwrap();
                 let mean = cyc.iter().sum::<u64>() / cyc.len() as u64;
                 let cmds = results[0].iter().map(|s| s.commands).max().unwrap();
-                assert_eq!(cmds, results[0].iter().map(|s| s.commands).min().unwrap(), "commands per request vary");
-                let bus = |v: &Vec<Sample>| v.iter().map(|s| s.bus_ns).sum::<u64>() as f64 / v.len() as f64 / 1e6;
+                assert_eq!(
+                    cmds,
+                    results[0].iter().map(|s| s.commands).min().unwrap(),
+                    "commands per request vary"
+                );
+                let bus = |v: &Vec<Sample>| {
+                    v.iter().map(|s| s.bus_ns).sum::<u64>() as f64 / v.len() as f64 / 1e6
+                };
                 println!(
                     "| {cpu} | {} | {name} | {min} / {mean} / {max} | {cmds} | {:.2} ms | {:.2} ms |",
                     rom_name(rom),

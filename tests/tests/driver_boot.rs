@@ -18,18 +18,27 @@ fn driver_blob() -> Vec<u8> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/m68k"));
     let path = dir.join("ferrite-driver.bin");
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; run `cargo xtask test`", path.display()))
+    std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; run `cargo xtask test`", path.display()))
 }
 
 fn boot_disk(cpu: CpuModel, rom: RomGeneration, disk: &TestDisk) -> (Machine, BootReport) {
     let (image, _) = disk.build();
     let mut m = Machine::new(cpu);
     m.install_mac_os();
-    scsi_manager::install(&mut m, ScsiManagerConfig { v43_present: rom == RomGeneration::ScsiManager43, ..Default::default() });
-    let mut target = DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
+    scsi_manager::install(
+        &mut m,
+        ScsiManagerConfig {
+            v43_present: rom == RomGeneration::ScsiManager43,
+            ..Default::default()
+        },
+    );
+    let mut target =
+        DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
     target.write_store(0, &image).unwrap();
     scsi_manager::bus(&mut m).attach(2, Box::new(target));
-    let report = boot(&mut m, &BootConfig::new(rom)).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
+    let report =
+        boot(&mut m, &BootConfig::new(rom)).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
     (m, report)
 }
 
@@ -38,14 +47,25 @@ fn boot_disk(cpu: CpuModel, rom: RomGeneration, disk: &TestDisk) -> (Machine, Bo
 fn ferrite_boots_and_mounts_under_both_rom_models() {
     let mut disk = TestDisk::new(driver_blob());
     disk.total_blocks = 30_000;
-    disk.volumes.push(TestVolume { name: "Data".into(), blocks: 8000, alloc_block_size: 1024, free_alloc_blocks: 7000 });
+    disk.volumes.push(TestVolume {
+        name: "Data".into(),
+        blocks: 8000,
+        alloc_block_size: 1024,
+        free_alloc_blocks: 7000,
+    });
     for cpu in [CpuModel::M68000, CpuModel::M68040] {
-        for rom in [RomGeneration::OriginalScsiManager, RomGeneration::ScsiManager43] {
+        for rom in [
+            RomGeneration::OriginalScsiManager,
+            RomGeneration::ScsiManager43,
+        ] {
             let (_m, report) = boot_disk(cpu, rom, &disk);
             println!("{report}");
             assert_eq!(report.drivers().count(), 1, "{cpu} {rom:?}\n{report}");
             assert_eq!(report.drives.len(), 2, "{cpu} {rom:?}\n{report}");
-            assert!(report.volumes.iter().any(|v| v.name == "Test HD"), "{cpu} {rom:?}\n{report}");
+            assert!(
+                report.volumes.iter().any(|v| v.name == "Test HD"),
+                "{cpu} {rom:?}\n{report}"
+            );
         }
     }
 }
@@ -63,7 +83,13 @@ fn one_to_four_hfs_partitions_become_drives_and_volumes() {
                 for (i, d) in rig.drives.iter().enumerate() {
                     assert_eq!(d.blocks, 3000, "{what}");
                     assert!(d.number >= 8, "{what}: drive numbers start at 8");
-                    assert!(rig.report.volumes.iter().any(|v| v.name == format!("Vol {}", i + 1)), "{what}");
+                    assert!(
+                        rig.report
+                            .volumes
+                            .iter()
+                            .any(|v| v.name == format!("Vol {}", i + 1)),
+                        "{what}"
+                    );
                 }
                 let mut numbers: Vec<i16> = rig.drives.iter().map(|d| d.number).collect();
                 numbers.dedup();

@@ -19,7 +19,10 @@ const CACHING: u8 = 0x08;
 const WCE: u8 = 0x04;
 
 fn caching_page(t: &DiskTarget) -> (Vec<u8>, Vec<u8>) {
-    let p = t.mode_pages().get(CACHING).expect("the disk has a caching page");
+    let p = t
+        .mode_pages()
+        .get(CACHING)
+        .expect("the disk has a caching page");
     (p.current.clone(), p.saved.clone())
 }
 
@@ -30,7 +33,8 @@ fn boot_turns_the_write_cache_on_with_a_correct_mode_select() {
     for cpu in CPUS {
         for rom in ROMS {
             let (image, layout) = disk.build();
-            let mut t = DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
+            let mut t =
+                DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
             t.write_store(0, &image).unwrap();
             assert!(!t.write_cache_enabled());
             let (before, _) = caching_page(&t);
@@ -42,7 +46,11 @@ fn boot_turns_the_write_cache_on_with_a_correct_mode_select() {
             let s = sel[0];
             assert_eq!(s.status, Some(0), "{w}: the drive accepted the list");
             assert_eq!(s.cdb[1] & 0x10, 0x10, "{w}: PF = 1");
-            assert_eq!(s.cdb[4] as usize, 4 + before.len(), "{w}: header + the page with its own length");
+            assert_eq!(
+                s.cdb[4] as usize,
+                4 + before.len(),
+                "{w}: header + the page with its own length"
+            );
             assert_eq!(s.data_out_moved, s.cdb[4] as usize, "{w}");
             // MODE SENSE came first, and the page now differs from before only in WCE.
             let first_sense = log.iter().position(|e| e.cdb[0] == MODE_SENSE_6).unwrap();
@@ -57,7 +65,10 @@ fn boot_turns_the_write_cache_on_with_a_correct_mode_select() {
             let buf = r.alloc(4096);
             r.m.write_bytes(buf, &[0x5A; 4096]);
             assert_eq!(r.prime(WRITE, 0, FS_FROM_START, 0, buf, 4096).0, 0, "{w}");
-            assert!(r.disk().cached_blocks() >= 8, "{w}: the blocks wait in the cache");
+            assert!(
+                r.disk().cached_blocks() >= 8,
+                "{w}: the blocks wait in the cache"
+            );
         }
     }
 }
@@ -66,7 +77,12 @@ fn write_pattern(r: &mut Rig, first_block: u32, byte: u8) -> Vec<u8> {
     let buf = r.alloc(16 * 512);
     let data: Vec<u8> = (0..16 * 512).map(|i| byte ^ (i as u8)).collect();
     r.m.write_bytes(buf, &data);
-    assert_eq!(r.prime(WRITE, 0, FS_FROM_START, first_block * 512, buf, 16 * 512), (0, 16 * 512), "{}", r.what());
+    assert_eq!(
+        r.prime(WRITE, 0, FS_FROM_START, first_block * 512, buf, 16 * 512),
+        (0, 16 * 512),
+        "{}",
+        r.what()
+    );
     data
 }
 
@@ -82,10 +98,18 @@ fn data_survives_a_power_loss_after_goodbye_and_is_lost_without_it() {
             let lba = r.lba(0, 500 * 512);
             let data = write_pattern(&mut r, 500, 0x11);
             assert_eq!(r.visible(lba, 16), data, "{w}");
-            assert_ne!(r.disk().read_store(lba, 16).unwrap(), data, "{w}: still only in the cache");
+            assert_ne!(
+                r.disk().read_store(lba, 16).unwrap(),
+                data,
+                "{w}: still only in the cache"
+            );
             let flushes = r.disk().opcode_count(SYNCHRONIZE_CACHE);
             assert_eq!(r.m.shutdown().unwrap(), vec![r.ref_num], "{w}");
-            assert_eq!(r.disk().opcode_count(SYNCHRONIZE_CACHE), flushes + 1, "{w}: goodbye flushed");
+            assert_eq!(
+                r.disk().opcode_count(SYNCHRONIZE_CACHE),
+                flushes + 1,
+                "{w}: goodbye flushed"
+            );
             r.disk().power_loss();
             assert_eq!(r.disk().read_store(lba, 16).unwrap(), data, "{w}: durable");
             assert_eq!(r.visible(lba, 16), data, "{w}: durable");
@@ -95,7 +119,11 @@ fn data_survives_a_power_loss_after_goodbye_and_is_lost_without_it() {
             let old = r.visible(lba, 16);
             let data = write_pattern(&mut r, 500, 0x22);
             r.disk().power_loss();
-            assert_eq!(r.visible(lba, 16), old, "{w}: unflushed data is lost at power loss");
+            assert_eq!(
+                r.visible(lba, 16),
+                old,
+                "{w}: unflushed data is lost at power loss"
+            );
             assert_ne!(r.visible(lba, 16), data, "{w}");
 
             // DriverConfigure 'flus' makes it durable too.
@@ -112,7 +140,10 @@ fn data_survives_a_power_loss_after_goodbye_and_is_lost_without_it() {
 #[test]
 #[ignore = "needs the m68k driver: run `cargo xtask test`"]
 fn settings_with_the_write_cache_off_send_no_mode_select() {
-    let blob = driver_blob_with(Settings { write_cache: false, read_ahead: 0 });
+    let blob = driver_blob_with(Settings {
+        write_cache: false,
+        read_ahead: 0,
+    });
     let disk = disk_with_volumes(blob, 1, 3000);
     for cpu in CPUS {
         for rom in ROMS {
@@ -177,7 +208,8 @@ fn a_drive_that_cannot_change_wce_is_left_as_it_is() {
     for cpu in CPUS {
         for rom in ROMS {
             let (image, _) = disk.build();
-            let mut t = DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
+            let mut t =
+                DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
             t.write_store(0, &image).unwrap();
             let before = caching_page(&t);
             let mut m = new_machine(cpu, rom);
@@ -186,7 +218,9 @@ fn a_drive_that_cannot_change_wce_is_left_as_it_is() {
             let report = ferrite_emu::start_manager::boot(&mut m, &cfg).unwrap();
             let w = format!("{cpu} {rom:?}");
             assert_eq!(report.drives.len(), 1, "{w}\n{report}");
-            let d = scsi_manager::bus(&mut m).target_as::<FixedCacheDisk>(ID).unwrap();
+            let d = scsi_manager::bus(&mut m)
+                .target_as::<FixedCacheDisk>(ID)
+                .unwrap();
             assert!(d.1, "{w}: the driver asked for the changeable values");
             assert_eq!(d.0.opcode_count(MODE_SELECT_6), 0, "{w}: no MODE SELECT");
             assert_eq!(caching_page(&d.0), before, "{w}: the page is unchanged");

@@ -17,7 +17,11 @@ fn be32(b: &[u8]) -> u32 {
     u32::from_be_bytes([b[0], b[1], b[2], b[3]])
 }
 
-fn rig(cpu: ferrite_emu::CpuModel, rom: ferrite_emu::start_manager::RomGeneration, cfg: DiskConfig) -> Rig {
+fn rig(
+    cpu: ferrite_emu::CpuModel,
+    rom: ferrite_emu::start_manager::RomGeneration,
+    cfg: DiskConfig,
+) -> Rig {
     let disk = disk_with_volumes(driver_blob(), 2, 3000);
     boot_disk(cpu, rom, &disk, cfg)
 }
@@ -32,7 +36,14 @@ fn gestalt(r: &mut Rig, drive: usize, sel: &[u8; 4]) -> (i16, u32, u32) {
 fn control_codes_on_a_fixed_disk() {
     for cpu in CPUS {
         for rom in ROMS {
-            let mut r = rig(cpu, rom, DiskConfig { write_cache_enabled: false, ..Default::default() });
+            let mut r = rig(
+                cpu,
+                rom,
+                DiskConfig {
+                    write_cache_enabled: false,
+                    ..Default::default()
+                },
+            );
             let w = r.what();
             r.clear_bus_log();
             // 5 verify, 6 format: nothing to do on a hard disk, nothing sent.
@@ -45,7 +56,11 @@ fn control_codes_on_a_fixed_disk() {
             r.clear_bus_log();
             assert_eq!(r.control(Some(0), 7, &[]).0, 0, "{w}");
             let ops = r.opcodes();
-            assert_eq!(ops, vec![SYNCHRONIZE_CACHE], "{w}: eject of a fixed disk only flushes");
+            assert_eq!(
+                ops,
+                vec![SYNCHRONIZE_CACHE],
+                "{w}: eject of a fixed disk only flushes"
+            );
             // 21, 22: a pointer to ICN# (256 bytes) and the Get Info string.
             for code in [21, 22] {
                 let (e, p) = r.control(Some(0), code, &[]);
@@ -54,7 +69,10 @@ fn control_codes_on_a_fixed_disk() {
                 let mask = r.m.read_bytes(icon + 128, 128);
                 assert!(mask.iter().any(|&b| b != 0), "{w}: the mask is not empty");
                 let s = r.m.read_pstring(icon + 256);
-                assert!(!s.is_empty() && s.iter().all(|c| c.is_ascii_graphic() || *c == b' '), "{w}: {s:?}");
+                assert!(
+                    !s.is_empty() && s.iter().all(|c| c.is_ascii_graphic() || *c == b' '),
+                    "{w}: {s:?}"
+                );
             }
             // 23 drive info: fixed SCSI disk.
             let (e, p) = r.control(Some(0), 23, &[]);
@@ -62,7 +80,11 @@ fn control_codes_on_a_fixed_disk() {
             // 43 DriverConfigure.
             r.clear_bus_log();
             assert_eq!(r.control(Some(0), 43, b"flus").0, 0, "{w}");
-            assert_eq!(r.opcodes(), vec![SYNCHRONIZE_CACHE], "{w}: 'flus' synchronises the drive's cache");
+            assert_eq!(
+                r.opcodes(),
+                vec![SYNCHRONIZE_CACHE],
+                "{w}: 'flus' synchronises the drive's cache"
+            );
             r.clear_bus_log();
             assert_eq!(r.control(Some(0), 43, b"vmop").0, 0, "{w}");
             assert_eq!(r.control(Some(0), 43, b"diad").0, CONTROL_ERR, "{w}");
@@ -71,7 +93,11 @@ fn control_codes_on_a_fixed_disk() {
             // 65 accRun, unknown codes.
             assert_eq!(r.control(None, 65, &[]).0, 0, "{w}");
             for code in [0, 2, 8, 9, 20, 44, 70, 99, 128, -2] {
-                assert_eq!(r.control(Some(0), code, &[]).0, CONTROL_ERR, "{w}: control {code}");
+                assert_eq!(
+                    r.control(Some(0), code, &[]).0,
+                    CONTROL_ERR,
+                    "{w}: control {code}"
+                );
             }
             // -1 goodbye through the shutdown: SYNCHRONIZE CACHE.
             r.clear_bus_log();
@@ -87,17 +113,35 @@ fn control_codes_on_a_fixed_disk() {
 fn eject_and_drive_info_on_a_removable_disk() {
     for cpu in CPUS {
         for rom in ROMS {
-            let mut r = rig(cpu, rom, DiskConfig { removable: true, ..Default::default() });
+            let mut r = rig(
+                cpu,
+                rom,
+                DiskConfig {
+                    removable: true,
+                    ..Default::default()
+                },
+            );
             let w = r.what();
             let (e, p) = r.control(Some(0), 23, &[]);
             assert_eq!((e, be32(&p[0..4])), (0, 0x0201), "{w}");
-            assert_eq!(gestalt(&mut r, 0, b"devt"), (0, u32::from_be_bytes(*b"rdsk"), 0), "{w}");
+            assert_eq!(
+                gestalt(&mut r, 0, b"devt"),
+                (0, u32::from_be_bytes(*b"rdsk"), 0),
+                "{w}"
+            );
             assert_eq!(gestalt(&mut r, 0, b"ejec").1, 0, "{w}");
             r.clear_bus_log();
             assert_eq!(r.control(Some(0), 7, &[]).0, 0, "{w}");
             let ops = r.opcodes();
-            assert!(ops.contains(&START_STOP) && ops.contains(&PREVENT_ALLOW), "{w}: {ops:02X?}");
-            let ss = r.bus_log().into_iter().find(|e| e.cdb[0] == START_STOP).unwrap();
+            assert!(
+                ops.contains(&START_STOP) && ops.contains(&PREVENT_ALLOW),
+                "{w}: {ops:02X?}"
+            );
+            let ss = r
+                .bus_log()
+                .into_iter()
+                .find(|e| e.cdb[0] == START_STOP)
+                .unwrap();
             assert_eq!(ss.cdb[4] & 3, 2, "{w}: LoEj = 1, Start = 0");
             assert!(!r.disk().medium_present(), "{w}: the medium is out");
         }
@@ -117,13 +161,21 @@ fn status_codes_and_every_driver_gestalt_selector() {
                 assert_eq!(e, 0, "{w}");
                 let el = r.drives[d].element;
                 assert_eq!(&p[0..2], &[0, 0], "{w}");
-                assert_eq!(p[2..22].to_vec(), r.m.read_bytes(el - 4, 20), "{w}: drive {d}");
+                assert_eq!(
+                    p[2..22].to_vec(),
+                    r.m.read_bytes(el - 4, 20),
+                    "{w}: drive {d}"
+                );
             }
             let pb = r.pb();
             r.m.write_u16(pb + IO_REFNUM, r.ref_num as u16);
             r.m.write_u16(pb + IO_VREFNUM, 1);
             r.m.write_u16(pb + CS_CODE, 8);
-            assert_eq!(r.m.device_call(STATUS, pb).unwrap() as i16, NS_DRV_ERR, "{w}: not our drive");
+            assert_eq!(
+                r.m.device_call(STATUS, pb).unwrap() as i16,
+                NS_DRV_ERR,
+                "{w}: not our drive"
+            );
             // 43 DriverGestalt.
             let ostype = |s: &[u8; 4]| u32::from_be_bytes(*s);
             let hdr = r.m.read_u32(r.dce());
@@ -131,20 +183,44 @@ fn status_codes_and_every_driver_gestalt_selector() {
             assert_ne!(gestalt(&mut r, 0, b"vers").1, 0, "{w}");
             assert_eq!(gestalt(&mut r, 0, b"devt"), (0, ostype(b"disk"), 0), "{w}");
             assert_eq!(gestalt(&mut r, 0, b"intf"), (0, ostype(b"scsi"), 0), "{w}");
-            assert_eq!(gestalt(&mut r, 0, b"sync"), (0, 0, 0), "{w}: not synchronous-only");
-            assert_eq!(gestalt(&mut r, 0, b"boot"), (0, (ID as u32) << 27, 0), "{w}");
+            assert_eq!(
+                gestalt(&mut r, 0, b"sync"),
+                (0, 0, 0),
+                "{w}: not synchronous-only"
+            );
+            assert_eq!(
+                gestalt(&mut r, 0, b"boot"),
+                (0, (ID as u32) << 27, 0),
+                "{w}"
+            );
             assert_eq!(gestalt(&mut r, 0, b"wide").1 >> 24, 1, "{w}");
-            assert_eq!(gestalt(&mut r, 0, b"purg"), (0, 0, hdr), "{w}: never purge; the driver's header");
+            assert_eq!(
+                gestalt(&mut r, 0, b"purg"),
+                (0, 0, hdr),
+                "{w}: never purge; the driver's header"
+            );
             assert_eq!(gestalt(&mut r, 0, b"lpwr"), (0, 0, 0), "{w}");
             assert_eq!(gestalt(&mut r, 0, b"dAPI"), (0, 0, 0), "{w}");
-            assert_eq!(gestalt(&mut r, 0, b"ejec"), (0, 3, 0), "{w}: fixed disks stay at restart and shutdown");
-            assert_eq!(gestalt(&mut r, 0, b"flus"), (0, 0x0101_0000, 0), "{w}: can flush, needs flush (cache on)");
+            assert_eq!(
+                gestalt(&mut r, 0, b"ejec"),
+                (0, 3, 0),
+                "{w}: fixed disks stay at restart and shutdown"
+            );
+            assert_eq!(
+                gestalt(&mut r, 0, b"flus"),
+                (0, 0x0101_0000, 0),
+                "{w}: can flush, needs flush (cache on)"
+            );
             assert_eq!(gestalt(&mut r, 1, b"vmop"), (0, 3, 0), "{w}");
             for sel in [b"xxxx", b"minf", b"prft", b"\0\0\0\0"] {
                 assert_eq!(gestalt(&mut r, 0, sel).0, STATUS_ERR, "{w}: {sel:?}");
             }
             for code in [0, 2, 6, 44, 50, 70, 99, -1] {
-                assert_eq!(r.status(Some(0), code, &[]).0, STATUS_ERR, "{w}: status {code}");
+                assert_eq!(
+                    r.status(Some(0), code, &[]).0,
+                    STATUS_ERR,
+                    "{w}: status {code}"
+                );
             }
         }
     }
@@ -153,7 +229,10 @@ fn status_codes_and_every_driver_gestalt_selector() {
 #[test]
 #[ignore = "needs the m68k driver: run `cargo xtask test`"]
 fn flus_needs_no_flush_without_a_write_cache() {
-    let settings = ferrite_shared::driver_blob::Settings { write_cache: false, read_ahead: 0 };
+    let settings = ferrite_shared::driver_blob::Settings {
+        write_cache: false,
+        read_ahead: 0,
+    };
     let disk = disk_with_volumes(driver_blob_with(settings), 1, 3000);
     for cpu in CPUS {
         for rom in ROMS {

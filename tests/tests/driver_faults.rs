@@ -17,7 +17,10 @@ const START_STOP: u8 = 0x1B;
 
 fn rig(cpu: ferrite_emu::CpuModel, rom: RomGeneration) -> Rig {
     // Write-through, so the store shows what was acknowledged.
-    let settings = ferrite_shared::driver_blob::Settings { write_cache: false, read_ahead: 0 };
+    let settings = ferrite_shared::driver_blob::Settings {
+        write_cache: false,
+        read_ahead: 0,
+    };
     let disk = disk_with_volumes(driver_blob_with(settings), 1, 3000);
     let mut r = boot_disk(cpu, rom, &disk, DiskConfig::default());
     // Known contents.
@@ -36,8 +39,14 @@ fn read_check(r: &mut Rig, block: u32, blocks: u32) -> (i16, u32) {
         let lba = r.lba(0, block as u64 * 512);
         let want = r.visible(lba, blocks as u64);
         let got = r.m.read_bytes(buf, blocks * 512);
-        let bad = (0..blocks as usize).filter(|&i| got[i * 512..][..512] != want[i * 512..][..512]).collect::<Vec<_>>();
-        assert!(bad.is_empty(), "{}: read data: blocks {bad:?} of {block}+{blocks} differ", r.what());
+        let bad = (0..blocks as usize)
+            .filter(|&i| got[i * 512..][..512] != want[i * 512..][..512])
+            .collect::<Vec<_>>();
+        assert!(
+            bad.is_empty(),
+            "{}: read data: blocks {bad:?} of {block}+{blocks} differ",
+            r.what()
+        );
     }
     (e, act)
 }
@@ -50,7 +59,11 @@ fn write_check(r: &mut Rig, block: u32, blocks: u32, byte: u8) -> (i16, u32) {
     let (e, act) = r.prime(WRITE, 0, FS_FROM_START, block * 512, buf, blocks * 512);
     if e == 0 {
         assert_eq!(act, blocks * 512);
-        assert!(r.visible(lba, blocks as u64) == data, "{}: acknowledged data is on the disk", r.what());
+        assert!(
+            r.visible(lba, blocks as u64) == data,
+            "{}: acknowledged data is on the disk",
+            r.what()
+        );
     } else {
         assert_eq!(act, 0, "{}: a failed write acknowledges nothing", r.what());
     }
@@ -67,17 +80,37 @@ fn medium_errors_and_write_protect_end_in_mac_errors() {
             let lba = r.lba(0, 100 * 512);
             r.disk().inject_read_error(lba + 2);
             let reads = r.disk().opcode_count(READ_10);
-            assert_eq!(read_check(&mut r, 100, 4), (IO_ERR, 0), "{w}: read medium error");
-            assert_eq!(r.disk().opcode_count(READ_10), reads + 1, "{w}: a medium error is not retried");
-            assert_eq!(read_check(&mut r, 96, 2), (0, 1024), "{w}: other blocks read fine");
+            assert_eq!(
+                read_check(&mut r, 100, 4),
+                (IO_ERR, 0),
+                "{w}: read medium error"
+            );
+            assert_eq!(
+                r.disk().opcode_count(READ_10),
+                reads + 1,
+                "{w}: a medium error is not retried"
+            );
+            assert_eq!(
+                read_check(&mut r, 96, 2),
+                (0, 1024),
+                "{w}: other blocks read fine"
+            );
             r.disk().inject_write_error(lba + 10);
-            assert_eq!(write_check(&mut r, 108, 4, 0x77), (IO_ERR, 0), "{w}: write medium error");
+            assert_eq!(
+                write_check(&mut r, 108, 4, 0x77),
+                (IO_ERR, 0),
+                "{w}: write medium error"
+            );
             r.disk().clear_medium_errors();
             assert_eq!(write_check(&mut r, 108, 4, 0x78).0, 0, "{w}");
 
             r.disk().set_write_protected(true);
             let before = r.visible(lba, 4);
-            assert_eq!(write_check(&mut r, 100, 4, 0x99), (WPR_ERR, 0), "{w}: write protected");
+            assert_eq!(
+                write_check(&mut r, 100, 4, 0x99),
+                (WPR_ERR, 0),
+                "{w}: write protected"
+            );
             assert_eq!(r.visible(lba, 4), before, "{w}");
             assert_eq!(read_check(&mut r, 100, 4).0, 0, "{w}: reads still work");
             r.disk().set_write_protected(false);
@@ -97,32 +130,63 @@ fn transient_conditions_are_retried_and_succeed() {
             r.disk().inject_not_ready(3, NotReadyCause::BecomingReady);
             let n = r.disk().opcode_count(READ_10);
             assert_eq!(read_check(&mut r, 10, 8), (0, 4096), "{w}: becoming ready");
-            assert_eq!(r.disk().opcode_count(READ_10), n + 4, "{w}: three refusals, then the read");
+            assert_eq!(
+                r.disk().opcode_count(READ_10),
+                n + 4,
+                "{w}: three refusals, then the read"
+            );
             r.disk().inject_not_ready(2, NotReadyCause::BecomingReady);
-            assert_eq!(write_check(&mut r, 10, 8, 1), (0, 4096), "{w}: becoming ready (write)");
+            assert_eq!(
+                write_check(&mut r, 10, 8, 1),
+                (0, 4096),
+                "{w}: becoming ready (write)"
+            );
             // NOT READY, initializing command required: the driver starts the unit.
             r.disk().inject_not_ready(5, NotReadyCause::NeedsStart);
             let starts = r.disk().opcode_count(START_STOP);
             assert_eq!(read_check(&mut r, 20, 8), (0, 4096), "{w}: needs START");
-            assert_eq!(r.disk().opcode_count(START_STOP), starts + 1, "{w}: one START STOP UNIT");
+            assert_eq!(
+                r.disk().opcode_count(START_STOP),
+                starts + 1,
+                "{w}: one START STOP UNIT"
+            );
             // BUSY.
             r.disk().inject_busy(3);
             assert_eq!(read_check(&mut r, 30, 2), (0, 1024), "{w}: busy");
             r.disk().inject_busy(2);
-            assert_eq!(write_check(&mut r, 30, 2, 2), (0, 1024), "{w}: busy (write)");
+            assert_eq!(
+                write_check(&mut r, 30, 2, 2),
+                (0, 1024),
+                "{w}: busy (write)"
+            );
             // A bus reset during the command; UNIT ATTENTION afterwards.
             let resets = r.disk().stats().bus_resets;
             r.disk().inject_bus_reset(1);
             assert_eq!(read_check(&mut r, 40, 16), (0, 8192), "{w}: bus reset");
-            assert_eq!(r.disk().stats().bus_resets, resets + 1, "{w}: the reset happened");
+            assert_eq!(
+                r.disk().stats().bus_resets,
+                resets + 1,
+                "{w}: the reset happened"
+            );
             r.disk().inject_bus_reset(1);
-            assert_eq!(write_check(&mut r, 40, 16, 3), (0, 8192), "{w}: bus reset (write)");
-            assert!(r.disk().pending_unit_attentions().is_empty(), "{w}: the unit attention was consumed");
+            assert_eq!(
+                write_check(&mut r, 40, 16, 3),
+                (0, 8192),
+                "{w}: bus reset (write)"
+            );
+            assert!(
+                r.disk().pending_unit_attentions().is_empty(),
+                "{w}: the unit attention was consumed"
+            );
             // Short data once: retried.
             r.disk().inject_short_data(1, 512);
             assert_eq!(read_check(&mut r, 50, 8), (0, 4096), "{w}: short read once");
             r.disk().inject_short_data(1, 512);
-            assert_eq!(write_check(&mut r, 50, 8, 4), (0, 4096), "{w}: short write once");
+            assert_eq!(
+                write_check(&mut r, 50, 8, 4),
+                (0, 4096),
+                "{w}: short write once"
+            );
         }
     }
 }
@@ -135,16 +199,32 @@ fn persistent_failures_give_up_with_an_error() {
             let mut r = rig(cpu, rom);
             let w = r.what();
             r.disk().set_offline(true);
-            assert_eq!(read_check(&mut r, 10, 1), (OFF_LIN_ERR, 0), "{w}: selection timeout");
-            assert_eq!(write_check(&mut r, 10, 1, 5), (OFF_LIN_ERR, 0), "{w}: selection timeout (write)");
+            assert_eq!(
+                read_check(&mut r, 10, 1),
+                (OFF_LIN_ERR, 0),
+                "{w}: selection timeout"
+            );
+            assert_eq!(
+                write_check(&mut r, 10, 1, 5),
+                (OFF_LIN_ERR, 0),
+                "{w}: selection timeout (write)"
+            );
             r.disk().set_offline(false);
             assert_eq!(read_check(&mut r, 10, 1).0, 0, "{w}: back on line");
             r.disk().inject_busy(1000);
             assert_eq!(read_check(&mut r, 10, 1), (IO_ERR, 0), "{w}: busy for ever");
             r.disk().inject_busy(0);
             r.disk().inject_short_data(1000, 512);
-            assert_eq!(read_check(&mut r, 10, 4), (IO_ERR, 0), "{w}: short for ever");
-            assert_eq!(write_check(&mut r, 10, 4, 6), (IO_ERR, 0), "{w}: short for ever (write)");
+            assert_eq!(
+                read_check(&mut r, 10, 4),
+                (IO_ERR, 0),
+                "{w}: short for ever"
+            );
+            assert_eq!(
+                write_check(&mut r, 10, 4, 6),
+                (IO_ERR, 0),
+                "{w}: short for ever (write)"
+            );
             r.disk().inject_short_data(0, 0);
             assert_eq!(read_check(&mut r, 10, 4).0, 0, "{w}");
             assert_eq!(write_check(&mut r, 10, 4, 7).0, 0, "{w}");
@@ -162,33 +242,88 @@ fn each_rom_uses_its_scsi_manager_as_designed() {
         let iodone = r.m.device_manager().iodone_count;
         assert_eq!(read_check(&mut r, 0, 4).0, 0);
         let calls = scsi_manager::calls(&mut r.m);
-        assert!(calls.iter().all(|c| !matches!(c, ScsiCall::Old { .. })), "{cpu}: {calls:?}");
         assert!(
-            calls.iter().any(|c| matches!(c, ScsiCall::Action { function: 1, asynchronous: true, result: 0, .. })),
+            calls.iter().all(|c| !matches!(c, ScsiCall::Old { .. })),
             "{cpu}: {calls:?}"
         );
-        assert!(calls.iter().any(|c| matches!(c, ScsiCall::Completion { result: 0, routine, .. } if *routine != 0)), "{cpu}");
-        assert_eq!(r.m.device_manager().iodone_count, iodone + 1, "{cpu}: finished through IODone");
+        assert!(
+            calls.iter().any(|c| matches!(
+                c,
+                ScsiCall::Action {
+                    function: 1,
+                    asynchronous: true,
+                    result: 0,
+                    ..
+                }
+            )),
+            "{cpu}: {calls:?}"
+        );
+        assert!(
+            calls.iter().any(
+                |c| matches!(c, ScsiCall::Completion { result: 0, routine, .. } if *routine != 0)
+            ),
+            "{cpu}"
+        );
+        assert_eq!(
+            r.m.device_manager().iodone_count,
+            iodone + 1,
+            "{cpu}: finished through IODone"
+        );
 
         // The original SCSI Manager: blind transfers; after a blind failure, polled ones.
         let mut r = rig(cpu, RomGeneration::OriginalScsiManager);
         scsi_manager::clear_calls(&mut r.m);
         assert_eq!(read_check(&mut r, 0, 4).0, 0);
         assert_eq!(write_check(&mut r, 4, 4, 8).0, 0);
-        let names: Vec<&str> =
-            scsi_manager::calls(&mut r.m).iter().filter_map(|c| if let ScsiCall::Old { name, .. } = c { Some(*name) } else { None }).collect();
-        assert!(names.iter().any(|n| n.contains("RBlind")), "{cpu}: {names:?}");
-        assert!(names.iter().any(|n| n.contains("WBlind")), "{cpu}: {names:?}");
-        assert!(!names.contains(&"SCSIRead") && !names.contains(&"SCSIWrite"), "{cpu}: {names:?}");
+        let names: Vec<&str> = scsi_manager::calls(&mut r.m)
+            .iter()
+            .filter_map(|c| {
+                if let ScsiCall::Old { name, .. } = c {
+                    Some(*name)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        assert!(
+            names.iter().any(|n| n.contains("RBlind")),
+            "{cpu}: {names:?}"
+        );
+        assert!(
+            names.iter().any(|n| n.contains("WBlind")),
+            "{cpu}: {names:?}"
+        );
+        assert!(
+            !names.contains(&"SCSIRead") && !names.contains(&"SCSIWrite"),
+            "{cpu}: {names:?}"
+        );
         r.disk().inject_short_data(1, 512);
-        assert_eq!(read_check(&mut r, 8, 4), (0, 2048), "{cpu}: recovered by a polled retry");
+        assert_eq!(
+            read_check(&mut r, 8, 4),
+            (0, 2048),
+            "{cpu}: recovered by a polled retry"
+        );
         scsi_manager::clear_calls(&mut r.m);
         assert_eq!(read_check(&mut r, 0, 4).0, 0);
         assert_eq!(write_check(&mut r, 4, 4, 9).0, 0);
-        let names: Vec<&str> =
-            scsi_manager::calls(&mut r.m).iter().filter_map(|c| if let ScsiCall::Old { name, .. } = c { Some(*name) } else { None }).collect();
-        assert!(!names.iter().any(|n| n.contains("Blind")), "{cpu}: polled for good: {names:?}");
-        assert!(names.contains(&"SCSIRead") && names.contains(&"SCSIWrite"), "{cpu}: {names:?}");
+        let names: Vec<&str> = scsi_manager::calls(&mut r.m)
+            .iter()
+            .filter_map(|c| {
+                if let ScsiCall::Old { name, .. } = c {
+                    Some(*name)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        assert!(
+            !names.iter().any(|n| n.contains("Blind")),
+            "{cpu}: polled for good: {names:?}"
+        );
+        assert!(
+            names.contains(&"SCSIRead") && names.contains(&"SCSIWrite"),
+            "{cpu}: {names:?}"
+        );
     }
 }
 
@@ -204,11 +339,19 @@ fn a_long_not_ready_is_waited_out_with_a_bound() {
             let w = r.what();
             r.disk().inject_not_ready(12, NotReadyCause::BecomingReady);
             let t0 = r.m.ticks();
-            assert_eq!(read_check(&mut r, 10, 2), (0, 1024), "{w}: the read succeeds once the drive is ready");
+            assert_eq!(
+                read_check(&mut r, 10, 2),
+                (0, 1024),
+                "{w}: the read succeeds once the drive is ready"
+            );
             let waited = r.m.ticks() - t0;
-            assert!(waited >= 12 * 30, "{w}: the driver waited between tries ({waited} ticks)");
+            assert!(
+                waited >= 12 * 30,
+                "{w}: the driver waited between tries ({waited} ticks)"
+            );
             // A drive that never becomes ready: an error within the bound, not a hang.
-            r.disk().inject_not_ready(1000, NotReadyCause::BecomingReady);
+            r.disk()
+                .inject_not_ready(1000, NotReadyCause::BecomingReady);
             let reads = r.disk().opcode_count(READ_10);
             assert_eq!(read_check(&mut r, 10, 1), (IO_ERR, 0), "{w}: gives up");
             let tries = r.disk().opcode_count(READ_10) - reads;

@@ -12,7 +12,12 @@ use ferrite_emu::test_disk::TestDisk;
 const PARAM_ERR: i16 = -50;
 const NS_DRV_ERR: i16 = -56;
 
-fn rig(cpu: ferrite_emu::CpuModel, rom: ferrite_emu::start_manager::RomGeneration, vols: usize, blocks: u32) -> Rig {
+fn rig(
+    cpu: ferrite_emu::CpuModel,
+    rom: ferrite_emu::start_manager::RomGeneration,
+    vols: usize,
+    blocks: u32,
+) -> Rig {
     let disk = disk_with_volumes(driver_blob(), vols, blocks);
     boot_disk(cpu, rom, &disk, DiskConfig::default())
 }
@@ -31,19 +36,29 @@ fn random_reads_and_writes_match_the_image() {
                 let blocks = 1 + rng.below(max_blocks) as u32;
                 let first = rng.below((6000 - blocks) as u64) as u32;
                 let count = blocks * 512;
-                let what = format!("{} round {round}: drive {drive} block {first} × {blocks}", r.what());
+                let what = format!(
+                    "{} round {round}: drive {drive} block {first} × {blocks}",
+                    r.what()
+                );
                 let lba = r.lba(drive, first as u64 * 512);
                 if rng.below(2) == 0 {
                     let data = rng.bytes(count as usize);
                     r.m.write_bytes(buf, &data);
                     let (e, act) = r.prime(WRITE, drive, FS_FROM_START, first * 512, buf, count);
                     assert_eq!((e, act), (0, count), "{what}: write");
-                    assert_eq!(r.visible(lba, blocks as u64), data, "{what}: the disk holds what was written");
+                    assert_eq!(
+                        r.visible(lba, blocks as u64),
+                        data,
+                        "{what}: the disk holds what was written"
+                    );
                 } else {
                     let (e, act) = r.prime(READ, drive, FS_FROM_START, first * 512, buf, count);
                     assert_eq!((e, act), (0, count), "{what}: read");
                     let want = r.visible(lba, blocks as u64);
-                    assert!(r.m.read_bytes(buf, count) == want, "{what}: read returns the disk's data");
+                    assert!(
+                        r.m.read_bytes(buf, count) == want,
+                        "{what}: read returns the disk's data"
+                    );
                 }
                 let pos = r.m.read_u32(r.dce() + DCTL_POSITION);
                 assert_eq!(pos, first * 512 + count, "{what}: dCtlPosition advanced");
@@ -71,13 +86,38 @@ fn from_mark_positioning_continues_where_the_last_request_ended() {
             let lba = r.lba(0, 200 * 512);
             r.disk().write_store(lba, &pattern).unwrap();
             let buf = r.alloc(4096);
-            assert_eq!(r.prime(READ, 0, FS_FROM_START, 200 * 512, buf, 1024), (0, 1024), "{}", r.what());
+            assert_eq!(
+                r.prime(READ, 0, FS_FROM_START, 200 * 512, buf, 1024),
+                (0, 1024),
+                "{}",
+                r.what()
+            );
             // fsFromMark with offset 0 and 1024: blocks 202–203, then 206–207.
-            assert_eq!(r.prime(READ, 0, FS_FROM_MARK, 0, buf + 1024, 1024), (0, 1024), "{}", r.what());
+            assert_eq!(
+                r.prime(READ, 0, FS_FROM_MARK, 0, buf + 1024, 1024),
+                (0, 1024),
+                "{}",
+                r.what()
+            );
             assert_eq!(r.m.read_bytes(buf, 2048), pattern[..2048], "{}", r.what());
-            assert_eq!(r.prime(READ, 0, FS_FROM_MARK, 1024, buf, 1024), (0, 1024), "{}", r.what());
-            assert_eq!(r.m.read_bytes(buf, 1024), pattern[6 * 512..], "{}", r.what());
-            assert_eq!(r.m.read_u32(r.dce() + DCTL_POSITION), 208 * 512, "{}", r.what());
+            assert_eq!(
+                r.prime(READ, 0, FS_FROM_MARK, 1024, buf, 1024),
+                (0, 1024),
+                "{}",
+                r.what()
+            );
+            assert_eq!(
+                r.m.read_bytes(buf, 1024),
+                pattern[6 * 512..],
+                "{}",
+                r.what()
+            );
+            assert_eq!(
+                r.m.read_u32(r.dce() + DCTL_POSITION),
+                208 * 512,
+                "{}",
+                r.what()
+            );
             // fsAtMark (mode 0) uses dCtlPosition as it stands: block 208.
             let b208 = r.visible(r.lba(0, 208 * 512), 1);
             assert_eq!(r.prime(READ, 0, 0, 0, buf, 512), (0, 512), "{}", r.what());
@@ -100,14 +140,41 @@ fn large_requests_of_768_kb_and_more_at_odd_block_offsets() {
                 r.m.write_bytes(buf, &data);
                 let lba = r.lba(0, first as u64 * 512);
                 r.clear_bus_log();
-                assert_eq!(r.prime(WRITE, 0, FS_FROM_START, first * 512, buf, count), (0, count), "{}", r.what());
-                assert_eq!(r.visible(lba, blocks as u64), data, "{} write {first}+{blocks}", r.what());
+                assert_eq!(
+                    r.prime(WRITE, 0, FS_FROM_START, first * 512, buf, count),
+                    (0, count),
+                    "{}",
+                    r.what()
+                );
+                assert_eq!(
+                    r.visible(lba, blocks as u64),
+                    data,
+                    "{} write {first}+{blocks}",
+                    r.what()
+                );
                 r.m.bus_mut().fill_host(buf, count, 0);
-                assert_eq!(r.prime(READ, 0, FS_FROM_START, first * 512, buf, count), (0, count), "{}", r.what());
-                assert!(r.m.read_bytes(buf, count) == data, "{} read {first}+{blocks}", r.what());
+                assert_eq!(
+                    r.prime(READ, 0, FS_FROM_START, first * 512, buf, count),
+                    (0, count),
+                    "{}",
+                    r.what()
+                );
+                assert!(
+                    r.m.read_bytes(buf, count) == data,
+                    "{} read {first}+{blocks}",
+                    r.what()
+                );
                 let log = r.bus_log();
-                let rw: Vec<_> = log.iter().filter(|e| e.cdb[0] == 0x28 || e.cdb[0] == 0x2A).collect();
-                assert_eq!(rw.len(), 2, "{}: one WRITE(10) and one READ(10) per request: {log:?}", r.what());
+                let rw: Vec<_> = log
+                    .iter()
+                    .filter(|e| e.cdb[0] == 0x28 || e.cdb[0] == 0x2A)
+                    .collect();
+                assert_eq!(
+                    rw.len(),
+                    2,
+                    "{}: one WRITE(10) and one READ(10) per request: {log:?}",
+                    r.what()
+                );
             }
         }
     }
@@ -122,28 +189,58 @@ fn requests_outside_the_partition_are_refused_without_a_command() {
             let buf = r.alloc(4096);
             r.clear_bus_log();
             for (mode, off, count) in [
-                (FS_FROM_START, 3000 * 512, 512),     // just past the end
-                (FS_FROM_START, 2999 * 512, 1024),    // straddles the end
-                (FS_FROM_START, 0, 3001 * 512),       // longer than the partition
-                (FS_FROM_START, 100, 512),            // not a block position
-                (FS_FROM_START, 512, 100),            // not whole blocks
-                (FS_FROM_START, 0xFFFF_FE00, 512),    // far away
+                (FS_FROM_START, 3000 * 512, 512),  // just past the end
+                (FS_FROM_START, 2999 * 512, 1024), // straddles the end
+                (FS_FROM_START, 0, 3001 * 512),    // longer than the partition
+                (FS_FROM_START, 100, 512),         // not a block position
+                (FS_FROM_START, 512, 100),         // not whole blocks
+                (FS_FROM_START, 0xFFFF_FE00, 512), // far away
             ] {
-                assert_eq!(r.prime(READ, 0, mode, off, buf, count).0, PARAM_ERR, "{} read {off}+{count}", r.what());
-                assert_eq!(r.prime(WRITE, 1, mode, off, buf, count).0, PARAM_ERR, "{} write {off}+{count}", r.what());
+                assert_eq!(
+                    r.prime(READ, 0, mode, off, buf, count).0,
+                    PARAM_ERR,
+                    "{} read {off}+{count}",
+                    r.what()
+                );
+                assert_eq!(
+                    r.prime(WRITE, 1, mode, off, buf, count).0,
+                    PARAM_ERR,
+                    "{} write {off}+{count}",
+                    r.what()
+                );
             }
             // The last block is fine.
-            assert_eq!(r.prime(READ, 1, FS_FROM_START, 2999 * 512, buf, 512), (0, 512), "{}", r.what());
+            assert_eq!(
+                r.prime(READ, 1, FS_FROM_START, 2999 * 512, buf, 512),
+                (0, 512),
+                "{}",
+                r.what()
+            );
             let log = r.bus_log();
-            assert_eq!(log.len(), 1, "{}: only the good request reached the disk: {log:?}", r.what());
+            assert_eq!(
+                log.len(),
+                1,
+                "{}: only the good request reached the disk: {log:?}",
+                r.what()
+            );
             // A drive number that is not ours.
             let pb = r.pb();
             r.set_io(pb, 0, FS_FROM_START, 0, buf, 512);
             r.m.write_u16(pb + IO_VREFNUM, 3);
-            assert_eq!(r.m.device_call(READ, pb).unwrap() as i16, NS_DRV_ERR, "{}", r.what());
+            assert_eq!(
+                r.m.device_call(READ, pb).unwrap() as i16,
+                NS_DRV_ERR,
+                "{}",
+                r.what()
+            );
             // Zero bytes: nothing to do, no command.
             r.clear_bus_log();
-            assert_eq!(r.prime(READ, 0, FS_FROM_START, 512, buf, 0), (0, 0), "{}", r.what());
+            assert_eq!(
+                r.prime(READ, 0, FS_FROM_START, 512, buf, 0),
+                (0, 0),
+                "{}",
+                r.what()
+            );
             assert!(r.bus_log().is_empty(), "{}", r.what());
         }
     }
@@ -181,20 +278,29 @@ fn wide_positioning_reaches_past_4_gb_on_a_5_gb_sparse_image() {
             let mut r = boot_target(cpu, rom, t, layout);
             assert_eq!(r.drives.len(), 1, "{}\n{}", r.what(), r.report);
             let vol_blocks = r.layout.volumes[0].1 as u64;
-            assert_eq!(r.drives[0].blocks as u64, vol_blocks, "{}: drive size beyond 16 bits", r.what());
+            assert_eq!(
+                r.drives[0].blocks as u64,
+                vol_blocks,
+                "{}: drive size beyond 16 bits",
+                r.what()
+            );
             let buf = r.alloc(8192);
             let mut rng = Rng(5);
             for pos in [
-                (1u64 << 32) - 512,          // the last block below 4 GB
-                1u64 << 32,                  // exactly 4 GB
+                (1u64 << 32) - 512, // the last block below 4 GB
+                1u64 << 32,         // exactly 4 GB
                 (1u64 << 32) + 7 * 512,
                 4_600_000_000u64 / 512 * 512,
-                (vol_blocks - 8) * 512,      // the end of the volume
+                (vol_blocks - 8) * 512, // the end of the volume
             ] {
                 let data = rng.bytes(4096);
                 r.m.write_bytes(buf, &data);
                 let what = format!("{} at byte {pos:#x}", r.what());
-                assert_eq!(r.prime_wide(WRITE, 0, pos, buf, 4096), (0, 4096), "{what}: write");
+                assert_eq!(
+                    r.prime_wide(WRITE, 0, pos, buf, 4096),
+                    (0, 4096),
+                    "{what}: write"
+                );
                 let lba = r.lba(0, pos);
                 assert_eq!(r.visible(lba, 8), data, "{what}: landed at LBA {lba}");
                 // The same LBA modulo 4 GB is untouched (no truncation to 32 bits).
@@ -203,12 +309,26 @@ fn wide_positioning_reaches_past_4_gb_on_a_5_gb_sparse_image() {
                     assert_ne!(r.visible(low, 8), data, "{what}");
                 }
                 r.m.bus_mut().fill_host(buf, 4096, 0);
-                assert_eq!(r.prime_wide(READ, 0, pos, buf, 4096), (0, 4096), "{what}: read");
+                assert_eq!(
+                    r.prime_wide(READ, 0, pos, buf, 4096),
+                    (0, 4096),
+                    "{what}: read"
+                );
                 assert_eq!(r.m.read_bytes(buf, 4096), data, "{what}: read back");
             }
             r.clear_bus_log();
-            assert_eq!(r.prime_wide(READ, 0, vol_blocks * 512, buf, 512).0, PARAM_ERR, "{}", r.what());
-            assert_eq!(r.prime_wide(READ, 0, (vol_blocks - 1) * 512, buf, 1024).0, PARAM_ERR, "{}", r.what());
+            assert_eq!(
+                r.prime_wide(READ, 0, vol_blocks * 512, buf, 512).0,
+                PARAM_ERR,
+                "{}",
+                r.what()
+            );
+            assert_eq!(
+                r.prime_wide(READ, 0, (vol_blocks - 1) * 512, buf, 1024).0,
+                PARAM_ERR,
+                "{}",
+                r.what()
+            );
             assert!(r.bus_log().is_empty(), "{}", r.what());
         }
     }

@@ -72,7 +72,11 @@ fn interrupt_runs_guest_code_between_instructions_and_restores_the_context() {
         let r = m.call("spin", &[20_000]).unwrap();
         assert_eq!(r.d0, 2, "both interrupts ran during the loop on {cpu}");
         let level = m.read_u16(m.export_address("level").unwrap());
-        assert_eq!((level >> 8) & 7, 2, "the handler ran with the mask at its level: SR={level:04X}");
+        assert_eq!(
+            (level >> 8) & 7,
+            2,
+            "the handler ran with the mask at its level: SR={level:04X}"
+        );
         assert!(m.pending_interrupts().is_empty());
         assert_eq!(m.interrupts_delivered(), 2);
     }
@@ -102,10 +106,19 @@ fn idle_until_delivers_due_interrupts_and_fails_when_nothing_can_finish() {
     let counter = m.export_address("counter").unwrap();
     bump_interrupt(&mut m, 2_000_000, 2);
     let t0 = m.emulated_cycles();
-    m.idle_until(|m| m.read_u32(counter) == 1, 600, "test wait").unwrap();
-    assert!(m.emulated_cycles() >= t0 + 2_000_000, "time jumped to the interrupt");
-    let err = m.idle_until(|m| m.read_u32(counter) == 2, 600, "test wait").unwrap_err();
-    assert!(matches!(err, Fault::Misuse { .. }) && format!("{err:?}").contains("nothing is pending"), "{err:?}");
+    m.idle_until(|m| m.read_u32(counter) == 1, 600, "test wait")
+        .unwrap();
+    assert!(
+        m.emulated_cycles() >= t0 + 2_000_000,
+        "time jumped to the interrupt"
+    );
+    let err = m
+        .idle_until(|m| m.read_u32(counter) == 2, 600, "test wait")
+        .unwrap_err();
+    assert!(
+        matches!(err, Fault::Misuse { .. }) && format!("{err:?}").contains("nothing is pending"),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -128,6 +141,7 @@ fn tick_hooks_run_once_per_tick_at_level_1() {
     let passed = m.ticks() - t0;
     assert!(passed >= 2, "the loop spans ticks ({passed})");
     assert_eq!(seen.load(Ordering::Relaxed), passed);
-    m.idle_until(|m| m.ticks() >= t0 + passed + 5, 100, "ticks").unwrap();
+    m.idle_until(|m| m.ticks() >= t0 + passed + 5, 100, "ticks")
+        .unwrap();
     assert_eq!(seen.load(Ordering::Relaxed), passed + 5);
 }

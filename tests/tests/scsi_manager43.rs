@@ -296,7 +296,10 @@ fn sync_exec_io_reads_and_writes_through_a_buffer() {
         assert_eq!(log[0].data_in_moved, 3 * BLOCK);
         // The synchronous call took the command's bus time in emulated time.
         let bus_cycles = log[0].time_ns as u128 * m.clock_hz() as u128 / 1_000_000_000;
-        assert!((m.emulated_cycles() - c0) as u128 >= bus_cycles, "time passed during the wait");
+        assert!(
+            (m.emulated_cycles() - c0) as u128 >= bus_cycles,
+            "time passed during the wait"
+        );
 
         let pattern: Vec<u8> = (0..2 * BLOCK).map(|i| (i * 13 + 5) as u8).collect();
         m.write_bytes(buf, &pattern);
@@ -306,9 +309,21 @@ fn sync_exec_io_reads_and_writes_through_a_buffer() {
         let calls = scsi_manager::calls(&mut m);
         assert_eq!(
             calls.last(),
-            Some(&ScsiCall::Action { function: 1, pb, device: 0, asynchronous: false, result: 0 })
+            Some(&ScsiCall::Action {
+                function: 1,
+                pb,
+                device: 0,
+                asynchronous: false,
+                result: 0
+            })
         );
-        assert_eq!(calls.iter().filter(|c| matches!(c, ScsiCall::Completion { routine: 0, .. })).count(), 2);
+        assert_eq!(
+            calls
+                .iter()
+                .filter(|c| matches!(c, ScsiCall::Completion { routine: 0, .. }))
+                .count(),
+            2
+        );
     }
 }
 
@@ -332,7 +347,11 @@ fn exec_io_with_a_tib_and_with_a_scatter_gather_list() {
         assert_eq!(exec(&mut m, pb), NO_ERR, "{cpu}");
         let want = disk(&mut m).data[4 * BLOCK..7 * BLOCK].to_vec();
         assert_eq!(m.read_bytes(buf, 3 * BLOCK as u32), want);
-        assert_eq!(m.read_u32(tib + 2), buf + 3 * BLOCK as u32, "scInc's pointer written back");
+        assert_eq!(
+            m.read_u32(tib + 2),
+            buf + 3 * BLOCK as u32,
+            "scInc's pointer written back"
+        );
         assert_eq!(m.read_u32(tib + 16), 0, "scLoop's count written back");
 
         // Scatter-gather: 100 + 412 + 1024 bytes in three places.
@@ -381,27 +400,59 @@ fn async_exec_io_completes_later_and_calls_the_pascal_completion_routine() {
         let routine = sym(&m, "completion");
         m.write_u32(pb + COMPLETION, routine);
         let r = m.call("exec_a5", &[pb, 0x0012_3450]).unwrap();
-        assert_eq!(r.d0, 0, "an async SCSIAction returns noErr at once on {cpu}");
+        assert_eq!(
+            r.d0, 0,
+            "an async SCSIAction returns noErr at once on {cpu}"
+        );
         assert_eq!(result(&m, pb), IN_PROGRESS);
         assert_eq!(m.read_u32(sym(&m, "done_count")), 0, "not complete yet");
         assert_eq!(v43::in_flight(&mut m), Some(pb));
-        assert_eq!(m.pending_interrupts(), vec!["SCSI Manager 4.3 command complete"]);
+        assert_eq!(
+            m.pending_interrupts(),
+            vec!["SCSI Manager 4.3 command complete"]
+        );
 
         let r = m.call("wait", &[pb]).unwrap();
         assert_eq!(r.d0 as i16, NO_ERR);
         assert_eq!(m.read_u32(sym(&m, "done_count")), 1);
-        assert_eq!(m.read_u32(sym(&m, "order")), pb, "the routine got the PB pointer");
-        assert_eq!(m.read_u32(sym(&m, "seen_a5")), 0x0012_3450, "caller's A5 restored");
-        assert_eq!((m.read_u16(sym(&m, "seen_sr")) >> 8) & 7, 2, "ran at SCSI interrupt level");
-        assert_eq!(m.read_u16(sym(&m, "seen_result")) as i16, NO_ERR, "results written before the call");
+        assert_eq!(
+            m.read_u32(sym(&m, "order")),
+            pb,
+            "the routine got the PB pointer"
+        );
+        assert_eq!(
+            m.read_u32(sym(&m, "seen_a5")),
+            0x0012_3450,
+            "caller's A5 restored"
+        );
+        assert_eq!(
+            (m.read_u16(sym(&m, "seen_sr")) >> 8) & 7,
+            2,
+            "ran at SCSI interrupt level"
+        );
+        assert_eq!(
+            m.read_u16(sym(&m, "seen_result")) as i16,
+            NO_ERR,
+            "results written before the call"
+        );
         let want = disk(&mut m).data[BLOCK..3 * BLOCK].to_vec();
         assert_eq!(m.read_bytes(buf, 2 * BLOCK as u32), want);
         let calls = scsi_manager::calls(&mut m);
         assert_eq!(
             calls,
             vec![
-                ScsiCall::Action { function: 1, pb, device: 0, asynchronous: true, result: 0 },
-                ScsiCall::Completion { pb, result: 0, routine },
+                ScsiCall::Action {
+                    function: 1,
+                    pb,
+                    device: 0,
+                    asynchronous: true,
+                    result: 0
+                },
+                ScsiCall::Completion {
+                    pb,
+                    result: 0,
+                    routine
+                },
             ]
         );
     }
@@ -419,7 +470,10 @@ fn a_completion_routine_that_does_not_pop_its_argument_fails_the_run() {
         assert_eq!(exec(&mut m, pb), NO_ERR);
         let err = m.call("wait", &[pb]).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("must pop its 4-byte PB pointer"), "{cpu}: {text}");
+        assert!(
+            text.contains("must pop its 4-byte PB pointer"),
+            "{cpu}: {text}"
+        );
         assert_eq!(m.read_u32(sym(&m, "done_count")), 1, "the routine did run");
 
         // One that pops but destroys D3 fails too (Mac OS register rules).
@@ -451,7 +505,11 @@ fn the_sim_queues_requests_fifo_aborts_queued_ones_and_sync_requests_wait() {
         let (a, b, c) = (pbs[0], pbs[1], pbs[2]);
         assert_eq!(v43::in_flight(&mut m), Some(a), "{cpu}");
         assert_eq!(v43::queued(&mut m), vec![b, c]);
-        assert_eq!(m.read_u32(b + Q_LINK), c, "the SIM links queued PBs through qLink");
+        assert_eq!(
+            m.read_u32(b + Q_LINK),
+            c,
+            "the SIM links queued PBs through qLink"
+        );
         // Abort: C (queued) can be aborted, A (on the bus) cannot.
         let abort = small_pb(&mut m, 0x10, 40, 0);
         m.write_u32(abort + 36, c);
@@ -466,10 +524,18 @@ fn the_sim_queues_requests_fifo_aborts_queued_ones_and_sync_requests_wait() {
         assert_eq!(m.read_u32(sym(&m, "done_count")), 3);
         let order = sym(&m, "order");
         let seen: Vec<u32> = (0..3).map(|i| m.read_u32(order + 4 * i)).collect();
-        assert_eq!(seen, vec![c, a, b], "the abort completes at once, then FIFO");
+        assert_eq!(
+            seen,
+            vec![c, a, b],
+            "the abort completes at once, then FIFO"
+        );
         assert_eq!(result(&m, c), REQUEST_ABORTED);
         assert_eq!((result(&m, a), result(&m, b)), (NO_ERR, NO_ERR));
-        let cdbs: Vec<Vec<u8>> = scsi_manager::bus(&mut m).log().iter().map(|e| e.cdb.clone()).collect();
+        let cdbs: Vec<Vec<u8>> = scsi_manager::bus(&mut m)
+            .log()
+            .iter()
+            .map(|e| e.cdb.clone())
+            .collect();
         assert_eq!(cdbs, vec![read10(0, 1), read10(1, 1), read10(9, 1)]);
     }
 }
@@ -489,7 +555,11 @@ fn qlink_is_left_set_by_the_queue_and_a_reused_pb_must_be_cleared() {
             pbs.push(pb);
         }
         m.call("wait", &[pbs[2]]).unwrap();
-        assert_eq!(m.read_u32(pbs[1] + Q_LINK), pbs[2], "{cpu}: qLink still points at the next PB");
+        assert_eq!(
+            m.read_u32(pbs[1] + Q_LINK),
+            pbs[2],
+            "{cpu}: qLink still points at the next PB"
+        );
         assert_eq!(exec(&mut m, pbs[1]), Q_LINK_INVALID);
         m.write_u32(pbs[1] + Q_LINK, 0);
         assert_eq!(exec(&mut m, pbs[1]), NO_ERR);
@@ -505,12 +575,27 @@ fn a_sync_request_at_interrupt_level_polls_the_request_in_flight() {
         let a = exec_pb(&mut m, 0, DIR_IN, &read10(0, 1), buf, BLOCK as u32);
         m.write_u32(a + COMPLETION, sym(&m, "completion"));
         assert_eq!(exec(&mut m, a), NO_ERR);
-        let d = exec_pb(&mut m, 0, DIR_IN, &read10(3, 1), buf + BLOCK as u32, BLOCK as u32);
+        let d = exec_pb(
+            &mut m,
+            0,
+            DIR_IN,
+            &read10(3, 1),
+            buf + BLOCK as u32,
+            BLOCK as u32,
+        );
         let r = m.call("exec_masked", &[d]).unwrap();
         assert_eq!(r.d0 as i16, NO_ERR, "{cpu}");
-        assert_eq!(m.read_u32(sym(&m, "done_count")), 1, "A completed inside the masked call");
+        assert_eq!(
+            m.read_u32(sym(&m, "done_count")),
+            1,
+            "A completed inside the masked call"
+        );
         assert_eq!(result(&m, a), NO_ERR);
-        assert!(m.pending_interrupts().is_empty(), "{:?}", m.pending_interrupts());
+        assert!(
+            m.pending_interrupts().is_empty(),
+            "{:?}",
+            m.pending_interrupts()
+        );
     }
 }
 
@@ -531,19 +616,34 @@ fn check_condition_autosense_and_the_frozen_queue() {
         let pb = mk(&mut m, 0);
         assert_eq!(exec(&mut m, pb), NON_ZERO_STATUS, "{cpu}");
         assert_eq!(m.read_u8(pb + SCSI_STATUS), 2);
-        assert_eq!(m.read_u32(pb + DATA_RESIDUAL), 2 * BLOCK as u32, "half the data came");
-        assert_eq!(m.read_u16(pb + RESULT_FLAGS), 3, "autosense valid + SIM queue frozen");
+        assert_eq!(
+            m.read_u32(pb + DATA_RESIDUAL),
+            2 * BLOCK as u32,
+            "half the data came"
+        );
+        assert_eq!(
+            m.read_u16(pb + RESULT_FLAGS),
+            3,
+            "autosense valid + SIM queue frozen"
+        );
         assert_eq!(m.read_u8(pb + SENSE_RESIDUAL), 32 - 18);
         let s = m.read_bytes(sense_buf, 18);
         assert_eq!((s[0], s[2], s[12], s[13]), (0x70, 3, 0x11, 0));
         let last = scsi_manager::bus(&mut m).log().last().unwrap().clone();
-        assert_eq!(last.cdb, vec![3, 0, 0, 0, 32, 0], "the SIM ran REQUEST SENSE");
+        assert_eq!(
+            last.cdb,
+            vec![3, 0, 0, 0, 32, 0],
+            "the SIM ran REQUEST SENSE"
+        );
         assert!(v43::is_frozen(&mut m, 0, 0));
 
         // A synchronous request to the frozen LUN would hang: misuse.
         let pb2 = mk(&mut m, 0);
         let err = m.call("exec", &[pb2]).unwrap_err();
-        assert!(matches!(err.fault, Fault::Misuse { .. }) && err.to_string().contains("frozen"), "{err}");
+        assert!(
+            matches!(err.fault, Fault::Misuse { .. }) && err.to_string().contains("frozen"),
+            "{err}"
+        );
         // An asynchronous one is held until SCSIReleaseQ.
         m.write_u32(pb2 + COMPLETION, sym(&m, "completion"));
         assert_eq!(exec(&mut m, pb2), NO_ERR);
@@ -562,7 +662,11 @@ fn check_condition_autosense_and_the_frozen_queue() {
         assert_eq!(exec(&mut m, pb3), NON_ZERO_STATUS);
         assert_eq!(m.read_u16(pb3 + RESULT_FLAGS), 0);
         assert_eq!(m.read_bytes(sense_buf, 32), vec![0x55; 32]);
-        assert_eq!(scsi_manager::bus(&mut m).log().len(), n_log + 1, "no REQUEST SENSE");
+        assert_eq!(
+            scsi_manager::bus(&mut m).log().len(),
+            n_log + 1,
+            "no REQUEST SENSE"
+        );
         assert!(!v43::is_frozen(&mut m, 0, 0));
 
         // BUSY: non-zero status, no autosense (only CHECK CONDITION triggers it).
@@ -580,13 +684,27 @@ fn selection_timeout_takes_the_selection_time() {
     for cpu in CPUS {
         let mut m = machine(cpu);
         let buf = alloc(&mut m, BLOCK as u32);
-        let pb = exec_pb(&mut m, 3, DIR_IN | SIMQ_NO_FREEZE, &read10(0, 1), buf, BLOCK as u32);
+        let pb = exec_pb(
+            &mut m,
+            3,
+            DIR_IN | SIMQ_NO_FREEZE,
+            &read10(0, 1),
+            buf,
+            BLOCK as u32,
+        );
         m.write_u32(pb + COMPLETION, sym(&m, "completion"));
         let c0 = m.emulated_cycles();
         assert_eq!(exec(&mut m, pb), NO_ERR);
-        assert_eq!(m.call("wait", &[pb]).unwrap().d0 as i16, SELECT_TIMEOUT, "{cpu}");
+        assert_eq!(
+            m.call("wait", &[pb]).unwrap().d0 as i16,
+            SELECT_TIMEOUT,
+            "{cpu}"
+        );
         let quarter_second = m.clock_hz() as u64 / 4;
-        assert!(m.emulated_cycles() - c0 >= quarter_second, "250 ms of selection timeout passed");
+        assert!(
+            m.emulated_cycles() - c0 >= quarter_second,
+            "250 ms of selection timeout passed"
+        );
         assert_eq!(m.read_u32(pb + DATA_RESIDUAL), BLOCK as u32);
         // A present but unresponsive target times out the same way (synchronously).
         disk(&mut m).absent = true;
@@ -604,13 +722,34 @@ fn bus_resets_end_requests_with_scsi_bus_reset() {
         let buf = alloc(&mut m, BLOCK as u32);
         // The target resets the bus during the command.
         disk(&mut m).reset_next = true;
-        let pb = exec_pb(&mut m, 0, DIR_IN | SIMQ_NO_FREEZE, &read10(0, 1), buf, BLOCK as u32);
+        let pb = exec_pb(
+            &mut m,
+            0,
+            DIR_IN | SIMQ_NO_FREEZE,
+            &read10(0, 1),
+            buf,
+            BLOCK as u32,
+        );
         assert_eq!(exec(&mut m, pb), BUS_RESET, "{cpu}");
         assert_eq!(disk(&mut m).resets, 1);
         // SCSIResetBus with one request on the bus and one queued: both end with the reset.
         let routine = sym(&m, "completion");
-        let a = exec_pb(&mut m, 0, DIR_IN | SIMQ_NO_FREEZE, &read10(0, 1), buf, BLOCK as u32);
-        let b = exec_pb(&mut m, 0, DIR_IN | SIMQ_NO_FREEZE, &read10(1, 1), buf, BLOCK as u32);
+        let a = exec_pb(
+            &mut m,
+            0,
+            DIR_IN | SIMQ_NO_FREEZE,
+            &read10(0, 1),
+            buf,
+            BLOCK as u32,
+        );
+        let b = exec_pb(
+            &mut m,
+            0,
+            DIR_IN | SIMQ_NO_FREEZE,
+            &read10(1, 1),
+            buf,
+            BLOCK as u32,
+        );
         for pb in [a, b] {
             m.write_u32(pb + COMPLETION, routine);
             assert_eq!(exec(&mut m, pb), NO_ERR);
@@ -646,7 +785,11 @@ fn bus_inquiry_and_get_virtual_id_info() {
             assert_eq!(m.read_u8(pb + 69), 7, "scsiInitiatorID");
             assert_eq!(m.read_u16(pb + 84), 7, "scsiMaxTarget");
             assert_eq!(m.read_u16(pb + 86), 7, "scsiMaxLUN");
-            assert_eq!(m.read_u32(pb + 40), 0b111, "scsiDataTypes: buffer, TIB, S/G");
+            assert_eq!(
+                m.read_u32(pb + 40),
+                0b111,
+                "scsiDataTypes: buffer, TIB, S/G"
+            );
             assert_ne!(m.read_u32(pb + 76) & DIR_IN, 0, "scsiFlagsSupported");
             assert_eq!(&m.read_bytes(pb + 88, 7), b"Ferrite");
         }
@@ -658,10 +801,18 @@ fn bus_inquiry_and_get_virtual_id_info() {
         let pb = small_pb(&mut m, 0x80, 40, 0xFFFF_FFFF);
         m.write_u16(pb + 36, 0);
         assert_eq!(exec(&mut m, pb), NO_ERR);
-        assert_eq!((m.read_u32(pb + DEVICE), m.read_u8(pb + 38)), (0, 1), "ID 0: bus 0, exists");
+        assert_eq!(
+            (m.read_u32(pb + DEVICE), m.read_u8(pb + 38)),
+            (0, 1),
+            "ID 0: bus 0, exists"
+        );
         m.write_u16(pb + 36, 4);
         assert_eq!(exec(&mut m, pb), NO_ERR);
-        assert_eq!((m.read_u32(pb + DEVICE), m.read_u8(pb + 38)), (0x0400, 0), "ID 4: nobody");
+        assert_eq!(
+            (m.read_u32(pb + DEVICE), m.read_u8(pb + 38)),
+            (0x0400, 0),
+            "ID 4: nobody"
+        );
         m.write_u16(pb + 36, 7);
         assert_eq!(exec(&mut m, pb), TID_INVALID);
     }
@@ -711,32 +862,99 @@ fn malformed_parameter_blocks_get_the_documented_errors() {
         let buf = alloc(&mut m, BLOCK as u32);
         type Edit = fn(&mut Machine, u32);
         let cases: Vec<(&str, Edit, i16)> = vec![
-            ("qLink set", |m, pb| m.write_u32(pb + Q_LINK, 0x1234), Q_LINK_INVALID),
-            ("PB too short", |m, pb| m.write_u16(pb + PB_LENGTH, 100), PB_LENGTH_ERROR),
-            ("unknown function", |m, pb| m.write_u8(pb + FUNCTION, 0x42), FUNCTION_NOT_AVAILABLE),
+            (
+                "qLink set",
+                |m, pb| m.write_u32(pb + Q_LINK, 0x1234),
+                Q_LINK_INVALID,
+            ),
+            (
+                "PB too short",
+                |m, pb| m.write_u16(pb + PB_LENGTH, 100),
+                PB_LENGTH_ERROR,
+            ),
+            (
+                "unknown function",
+                |m, pb| m.write_u8(pb + FUNCTION, 0x42),
+                FUNCTION_NOT_AVAILABLE,
+            ),
             ("bus 1", |m, pb| m.write_u8(pb + DEVICE + 1, 1), BUS_INVALID),
-            ("target 7", |m, pb| m.write_u8(pb + DEVICE + 2, 7), TID_INVALID),
-            ("target 9", |m, pb| m.write_u8(pb + DEVICE + 2, 9), TID_INVALID),
+            (
+                "target 7",
+                |m, pb| m.write_u8(pb + DEVICE + 2, 7),
+                TID_INVALID,
+            ),
+            (
+                "target 9",
+                |m, pb| m.write_u8(pb + DEVICE + 2, 9),
+                TID_INVALID,
+            ),
             ("LUN 8", |m, pb| m.write_u8(pb + DEVICE + 3, 8), LUN_INVALID),
-            ("CDB length 0", |m, pb| m.write_u8(pb + CDB_LENGTH, 0), CDB_LENGTH_INVALID),
-            ("CDB length 17", |m, pb| m.write_u8(pb + CDB_LENGTH, 17), CDB_LENGTH_INVALID),
-            ("data type 3", |m, pb| m.write_u8(pb + DATA_TYPE, 3), DATA_TYPE_INVALID),
-            ("transfer type 2", |m, pb| m.write_u8(pb + TRANSFER_TYPE, 2), TRANSFER_TYPE_INVALID),
-            ("direction 00", |m, pb| m.write_u32(pb + FLAGS, SIMQ_NO_FREEZE), REQUEST_INVALID),
-            ("write for a read", |m, pb| m.write_u32(pb + FLAGS, DIR_OUT | SIMQ_NO_FREEZE), WRONG_DIRECTION),
-            ("no data for a read", |m, pb| m.write_u32(pb + FLAGS, DIR_NONE | SIMQ_NO_FREEZE), WRONG_DIRECTION),
-            ("buffer too small", |m, pb| m.write_u32(pb + DATA_LENGTH, 500), DATA_RUN_ERROR),
-            ("buffer too large", |m, pb| m.write_u32(pb + DATA_LENGTH, 600), DATA_RUN_ERROR),
+            (
+                "CDB length 0",
+                |m, pb| m.write_u8(pb + CDB_LENGTH, 0),
+                CDB_LENGTH_INVALID,
+            ),
+            (
+                "CDB length 17",
+                |m, pb| m.write_u8(pb + CDB_LENGTH, 17),
+                CDB_LENGTH_INVALID,
+            ),
+            (
+                "data type 3",
+                |m, pb| m.write_u8(pb + DATA_TYPE, 3),
+                DATA_TYPE_INVALID,
+            ),
+            (
+                "transfer type 2",
+                |m, pb| m.write_u8(pb + TRANSFER_TYPE, 2),
+                TRANSFER_TYPE_INVALID,
+            ),
+            (
+                "direction 00",
+                |m, pb| m.write_u32(pb + FLAGS, SIMQ_NO_FREEZE),
+                REQUEST_INVALID,
+            ),
+            (
+                "write for a read",
+                |m, pb| m.write_u32(pb + FLAGS, DIR_OUT | SIMQ_NO_FREEZE),
+                WRONG_DIRECTION,
+            ),
+            (
+                "no data for a read",
+                |m, pb| m.write_u32(pb + FLAGS, DIR_NONE | SIMQ_NO_FREEZE),
+                WRONG_DIRECTION,
+            ),
+            (
+                "buffer too small",
+                |m, pb| m.write_u32(pb + DATA_LENGTH, 500),
+                DATA_RUN_ERROR,
+            ),
+            (
+                "buffer too large",
+                |m, pb| m.write_u32(pb + DATA_LENGTH, 600),
+                DATA_RUN_ERROR,
+            ),
             ("nop", |m, pb| m.write_u8(pb + FUNCTION, 0), NO_ERR),
         ];
         for (what, edit, want) in cases {
-            let pb = exec_pb(&mut m, 0, DIR_IN | SIMQ_NO_FREEZE, &read10(0, 1), buf, BLOCK as u32);
+            let pb = exec_pb(
+                &mut m,
+                0,
+                DIR_IN | SIMQ_NO_FREEZE,
+                &read10(0, 1),
+                buf,
+                BLOCK as u32,
+            );
             edit(&mut m, pb);
             let before = scsi_manager::bus(&mut m).log().len();
             assert_eq!(exec(&mut m, pb), want, "{cpu}: {what}");
             assert_eq!(result(&m, pb), want, "{cpu}: {what}: scsiResult");
             let ran = scsi_manager::bus(&mut m).log().len() > before;
-            assert_eq!(ran, matches!(want, WRONG_DIRECTION | DATA_RUN_ERROR), "{cpu}: {what}: reached the bus");
+            assert_eq!(
+                ran,
+                matches!(want, WRONG_DIRECTION | DATA_RUN_ERROR),
+                "{cpu}: {what}: reached the bus"
+            );
         }
         // An underrun leaves a residual.
         let pb = exec_pb(&mut m, 0, DIR_IN | SIMQ_NO_FREEZE, &read10(0, 1), buf, 600);
@@ -760,7 +978,10 @@ fn malformed_parameter_blocks_get_the_documented_errors() {
 #[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
 fn underrun_is_configurable() {
     for cpu in CPUS {
-        let config = ScsiManagerConfig { underrun_is_error: false, ..Default::default() };
+        let config = ScsiManagerConfig {
+            underrun_is_error: false,
+            ..Default::default()
+        };
         let mut m = machine_with(cpu, config);
         let buf = alloc(&mut m, BLOCK as u32);
         let pb = exec_pb(&mut m, 0, DIR_IN, &read10(0, 1), buf, 600);
@@ -773,11 +994,24 @@ fn underrun_is_configurable() {
 #[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
 fn get_trap_address_sees_scsi_atomic_only_when_4_3_is_present() {
     for cpu in CPUS {
-        let mut m = machine_with(cpu, ScsiManagerConfig { v43_present: false, ..Default::default() });
+        let mut m = machine_with(
+            cpu,
+            ScsiManagerConfig {
+                v43_present: false,
+                ..Default::default()
+            },
+        );
         assert_eq!(m.call("has_scsi43", &[]).unwrap().d0, 0, "{cpu}: old ROM");
         let err = m.call("exec", &[sym(&m, "pb")]).unwrap_err();
-        assert!(matches!(err.fault, Fault::UnimplementedTrap { word: 0xA089, .. }), "{err}");
+        assert!(
+            matches!(err.fault, Fault::UnimplementedTrap { word: 0xA089, .. }),
+            "{err}"
+        );
         let mut m = machine(cpu);
-        assert_eq!(m.call("has_scsi43", &[]).unwrap().d0, 1, "{cpu}: 4.3 present");
+        assert_eq!(
+            m.call("has_scsi43", &[]).unwrap().d0,
+            1,
+            "{cpu}: 4.3 present"
+        );
     }
 }

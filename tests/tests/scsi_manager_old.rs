@@ -183,7 +183,13 @@ fn image() -> &'static FlatImage {
 fn machine(cpu: CpuModel, v43: bool) -> Machine {
     let mut m = Machine::new(cpu);
     m.load(image()).unwrap();
-    scsi_manager::install(&mut m, ScsiManagerConfig { v43_present: v43, ..Default::default() });
+    scsi_manager::install(
+        &mut m,
+        ScsiManagerConfig {
+            v43_present: v43,
+            ..Default::default()
+        },
+    );
     scsi_manager::bus(&mut m).attach(0, Box::new(RamTarget::new(64)));
     m
 }
@@ -256,19 +262,31 @@ fn standard_read10_transaction_polled_and_blind() {
                 let r = m.call("read10", &[0, 5, 4, buf, blind]).unwrap();
                 let ctx = format!("{cpu} v43={v43} blind={blind}");
                 assert_eq!(r.d0, 0, "{ctx}");
-                let results: Vec<u16> = (0..5).map(|i| m.read_u16(sym(&m, "results") + 2 * i)).collect();
+                let results: Vec<u16> = (0..5)
+                    .map(|i| m.read_u16(sym(&m, "results") + 2 * i))
+                    .collect();
                 assert_eq!(results, vec![0; 5], "{ctx}");
-                assert_eq!((m.read_u16(sym(&m, "stat")), m.read_u16(sym(&m, "msg"))), (0, 0));
+                assert_eq!(
+                    (m.read_u16(sym(&m, "stat")), m.read_u16(sym(&m, "msg"))),
+                    (0, 0)
+                );
                 let want = disk(&mut m).data[5 * BLOCK..9 * BLOCK].to_vec();
                 assert_eq!(m.read_bytes(buf, 4 * BLOCK as u32), want, "{ctx}");
                 let tib = sym(&m, "tib");
-                assert_eq!(m.read_u32(tib + 2), buf + 4 * BLOCK as u32, "scInc pointer written back");
+                assert_eq!(
+                    m.read_u32(tib + 2),
+                    buf + 4 * BLOCK as u32,
+                    "scInc pointer written back"
+                );
                 assert_eq!(m.read_u32(tib + 16), 0, "scLoop count written back");
                 let log = scsi_manager::bus(&mut m).log().to_vec();
                 assert_eq!(log.len(), 1);
                 assert_eq!(log[0].cdb, read10_cdb(5, 4));
                 let bus_cycles = log[0].time_ns as u128 * m.clock_hz() as u128 / 1_000_000_000;
-                assert!((m.emulated_cycles() - c0) as u128 >= bus_cycles, "bus time passed");
+                assert!(
+                    (m.emulated_cycles() - c0) as u128 >= bus_cycles,
+                    "bus time passed"
+                );
                 let names: Vec<&str> = scsi_manager::calls(&mut m)
                     .iter()
                     .map(|c| match c {
@@ -277,7 +295,10 @@ fn standard_read10_transaction_polled_and_blind() {
                     })
                     .collect();
                 let xfer = if blind == 1 { "SCSIRBlind" } else { "SCSIRead" };
-                assert_eq!(names, vec!["SCSIGet", "SCSISelect", "SCSICmd", xfer, "SCSIComplete"]);
+                assert_eq!(
+                    names,
+                    vec!["SCSIGet", "SCSISelect", "SCSICmd", xfer, "SCSIComplete"]
+                );
             }
         }
     }
@@ -290,10 +311,20 @@ fn write10_polled_and_blind() {
         for (sel, lba) in [(6u32, 10u32), (9, 20)] {
             let mut m = machine(cpu, false);
             let buf = alloc(&mut m, 2 * BLOCK as u32);
-            let pattern: Vec<u8> = (0..2 * BLOCK).map(|i| (i * 3 + lba as usize) as u8).collect();
+            let pattern: Vec<u8> = (0..2 * BLOCK)
+                .map(|i| (i * 3 + lba as usize) as u8)
+                .collect();
             m.write_bytes(buf, &pattern);
             let tib = alloc(&mut m, 30);
-            write_tib(&mut m, tib, &[(SC_INC, buf, 512), (SC_LOOP, (-10i32) as u32, 2), (SC_STOP, 0, 0)]);
+            write_tib(
+                &mut m,
+                tib,
+                &[
+                    (SC_INC, buf, 512),
+                    (SC_LOOP, (-10i32) as u32, 2),
+                    (SC_STOP, 0, 0),
+                ],
+            );
             assert_eq!(get(&mut m), 0);
             assert_eq!(select(&mut m, 0), 0);
             let mut c = read10_cdb(lba, 2);
@@ -342,9 +373,21 @@ fn tib_opcodes_add_move_comp_noinc_nop() {
         assert_eq!(complete(&mut m), (0, 0, 0));
         assert_eq!(m.read_bytes(scratch, 256), disk_data[..256].to_vec());
         assert_eq!(m.read_u32(tib + 12), scratch, "scNoInc leaves its pointer");
-        assert_eq!((m.read_u32(cells), m.read_u32(cells + 4)), (1005, 1005), "scAdd then scMove");
-        assert_eq!(m.read_u32(tib + 42), expect + 256, "scComp advances its pointer");
-        assert_eq!(m.read_bytes(expect, 256), disk_data[256..512].to_vec(), "scComp only reads");
+        assert_eq!(
+            (m.read_u32(cells), m.read_u32(cells + 4)),
+            (1005, 1005),
+            "scAdd then scMove"
+        );
+        assert_eq!(
+            m.read_u32(tib + 42),
+            expect + 256,
+            "scComp advances its pointer"
+        );
+        assert_eq!(
+            m.read_bytes(expect, 256),
+            disk_data[256..512].to_vec(),
+            "scComp only reads"
+        );
         assert_eq!(m.read_bytes(buf, 512), disk_data[512..1024].to_vec());
 
         // scComp mismatch → scCompareErr; then SCSIComplete skips the rest.
@@ -378,20 +421,40 @@ fn short_data_phase_polled_stops_blind_times_out() {
             disk(&mut m).short_next = 100;
             let buf = alloc(&mut m, 1024);
             let tib = alloc(&mut m, 30);
-            write_tib(&mut m, tib, &[(SC_INC, buf, 512), (SC_LOOP, (-10i32) as u32, 2), (SC_STOP, 0, 0)]);
+            write_tib(
+                &mut m,
+                tib,
+                &[
+                    (SC_INC, buf, 512),
+                    (SC_LOOP, (-10i32) as u32, 2),
+                    (SC_STOP, 0, 0),
+                ],
+            );
             assert_eq!(get(&mut m), 0);
             assert_eq!(select(&mut m, 0), 0);
             assert_eq!(cmd(&mut m, &read10_cdb(0, 2)), 0);
             assert_eq!(xfer(&mut m, sel, tib), want, "{cpu} selector {sel}");
-            assert_eq!(m.read_u32(tib + 2), buf + 1024 - 100, "pointer advanced by what arrived");
-            assert_eq!(complete(&mut m), (0, 0, 0), "already in STATUS: nothing skipped");
+            assert_eq!(
+                m.read_u32(tib + 2),
+                buf + 1024 - 100,
+                "pointer advanced by what arrived"
+            );
+            assert_eq!(
+                complete(&mut m),
+                (0, 0, 0),
+                "already in STATUS: nothing skipped"
+            );
         }
         // A blind instruction that finds the phase already over is a phase error (the first
         // byte is polled).
         let mut m = machine(cpu, false);
         let buf = alloc(&mut m, 1024);
         let tib = alloc(&mut m, 30);
-        write_tib(&mut m, tib, &[(SC_INC, buf, 512), (SC_INC, buf, 512), (SC_STOP, 0, 0)]);
+        write_tib(
+            &mut m,
+            tib,
+            &[(SC_INC, buf, 512), (SC_INC, buf, 512), (SC_STOP, 0, 0)],
+        );
         assert_eq!(get(&mut m), 0);
         assert_eq!(select(&mut m, 0), 0);
         assert_eq!(cmd(&mut m, &read10_cdb(0, 1)), 0);
@@ -408,24 +471,48 @@ fn wrong_phase_and_sequence_errors() {
         let tib = alloc(&mut m, 10);
         write_tib(&mut m, tib, &[(SC_STOP, 0, 0)]);
         assert_eq!(stat(&mut m), 0, "bus free");
-        assert_eq!(select(&mut m, 0), SC_SEQUENCE_ERR, "{cpu}: select before SCSIGet");
+        assert_eq!(
+            select(&mut m, 0),
+            SC_SEQUENCE_ERR,
+            "{cpu}: select before SCSIGet"
+        );
         assert_eq!(cmd(&mut m, &[0; 6]), SC_PHASE_ERR);
-        assert_eq!(complete(&mut m), (SC_SEQUENCE_ERR, 0x7777, 0x7777), "nothing to complete");
+        assert_eq!(
+            complete(&mut m),
+            (SC_SEQUENCE_ERR, 0x7777, 0x7777),
+            "nothing to complete"
+        );
         assert_eq!(get(&mut m), 0);
         assert_eq!(stat(&mut m), 0x42, "BSY+SEL after arbitration");
-        assert_eq!(get(&mut m), SC_MGR_BUSY_ERR, "SCSIGet when the bus is taken");
+        assert_eq!(
+            get(&mut m),
+            SC_MGR_BUSY_ERR,
+            "SCSIGet when the bus is taken"
+        );
         assert_eq!(xfer(&mut m, 5, tib), SC_PHASE_ERR);
         assert_eq!(select(&mut m, 0), 0);
         assert_eq!(stat(&mut m), 0x68, "BSY+REQ+C/D: COMMAND");
         assert_eq!(xfer(&mut m, 5, tib), SC_PHASE_ERR, "read in COMMAND phase");
         let msg_cell = alloc(&mut m, 2);
-        assert_eq!(call(&mut m, "scsi_ptr_call", &[12, msg_cell]), SC_PHASE_ERR, "MsgIn");
-        assert_eq!(call(&mut m, "scsi_word_call", &[13, 0x80]), SC_PHASE_ERR, "MsgOut without SelAtn");
+        assert_eq!(
+            call(&mut m, "scsi_ptr_call", &[12, msg_cell]),
+            SC_PHASE_ERR,
+            "MsgIn"
+        );
+        assert_eq!(
+            call(&mut m, "scsi_word_call", &[13, 0x80]),
+            SC_PHASE_ERR,
+            "MsgOut without SelAtn"
+        );
         assert_eq!(cmd(&mut m, &[0; 20][..17]), SC_BAD_PARMS_ERR, "17-byte CDB");
         assert_eq!(cmd(&mut m, &read10_cdb(0, 1)), 0);
         assert_eq!(stat(&mut m), 0x64, "BSY+REQ+I/O: DATA IN");
         assert_eq!(xfer(&mut m, 6, tib), SC_PHASE_ERR, "write in DATA IN phase");
-        assert_eq!(xfer(&mut m, 9, tib), SC_PHASE_ERR, "blind write in DATA IN phase");
+        assert_eq!(
+            xfer(&mut m, 9, tib),
+            SC_PHASE_ERR,
+            "blind write in DATA IN phase"
+        );
         // SCSIComplete skips the 512 bytes.
         assert_eq!(complete(&mut m), (SC_COMPL_PHASE_ERR, 0, 0));
         assert_eq!(stat(&mut m), 0);
@@ -460,7 +547,10 @@ fn selection_timeout_reset_and_busy_with_4_3_in_flight() {
         assert_eq!(get(&mut m), 0);
         let c0 = m.emulated_cycles();
         assert_eq!(select(&mut m, 4), SC_COMM_ERR, "{cpu}: nobody at ID 4");
-        assert!(m.emulated_cycles() - c0 >= m.clock_hz() as u64 / 4, "250 ms passed");
+        assert!(
+            m.emulated_cycles() - c0 >= m.clock_hz() as u64 / 4,
+            "250 ms passed"
+        );
         assert_eq!(stat(&mut m), 0, "bus free after the timeout");
         assert_eq!(complete(&mut m).0, SC_SEQUENCE_ERR);
         assert_eq!(get(&mut m), 0);
@@ -487,10 +577,13 @@ fn selection_timeout_reset_and_busy_with_4_3_in_flight() {
         let exec = alloc(&mut m, 8);
         // moveq #1,d0 ; _SCSIAtomic ; rts  (A0 = PB set by the caller below)
         m.write_code_words(exec, &[0x7001, 0xA089, 0x4E75]);
-        let (_, _) = m.call_with_registers(exec, &[(8, pb)], ferrite_emu::Preserved::NONE).unwrap();
+        let (_, _) = m
+            .call_with_registers(exec, &[(8, pb)], ferrite_emu::Preserved::NONE)
+            .unwrap();
         assert_eq!(m.read_u16(pb + 10), 1, "in progress");
         assert_eq!(get(&mut m), SC_MGR_BUSY_ERR, "4.3 owns the bus");
-        m.idle_until(|m| m.read_u16(pb + 10) != 1, 60, "4.3 completion").unwrap();
+        m.idle_until(|m| m.read_u16(pb + 10) != 1, 60, "4.3 completion")
+            .unwrap();
         assert_eq!(m.read_u16(pb + 10), 0);
         assert_eq!(get(&mut m), 0, "free again");
         assert_eq!(call(&mut m, "scsi_reset", &[]), 0);

@@ -26,7 +26,8 @@ fn m68k_file(name: &str) -> Vec<u8> {
 
 /// The application's resource fork, from the MacBinary file the build ships.
 fn setup_fork() -> Vec<u8> {
-    let mb = macbinary::parse(&m68k_file("FerriteSetup.bin")).expect("FerriteSetup.bin is MacBinary");
+    let mb =
+        macbinary::parse(&m68k_file("FerriteSetup.bin")).expect("FerriteSetup.bin is MacBinary");
     assert_eq!(mb.file_type, *b"APPL");
     assert_eq!(mb.creator, *b"FRRT");
     assert_eq!(mb.name, b"Ferrite Setup");
@@ -37,15 +38,31 @@ fn setup_fork() -> Vec<u8> {
 fn machine(cpu: CpuModel, v43: bool) -> Machine {
     let mut m = Machine::new(cpu);
     m.install_mac_os();
-    scsi_manager::install(&mut m, ScsiManagerConfig { v43_present: v43, ..Default::default() });
+    scsi_manager::install(
+        &mut m,
+        ScsiManagerConfig {
+            v43_present: v43,
+            ..Default::default()
+        },
+    );
     let mut disk = TestDisk::new(m68k_file("ferrite-driver.bin"));
     disk.total_blocks = 81_920;
     let (image, _) = disk.build();
-    let cfg = DiskConfig { vendor: "QUANTUM".into(), product: "LPS40S".into(), revision: "0230".into(), ..DiskConfig::default() };
+    let cfg = DiskConfig {
+        vendor: "QUANTUM".into(),
+        product: "LPS40S".into(),
+        revision: "0230".into(),
+        ..DiskConfig::default()
+    };
     let mut quantum = DiskTarget::in_memory(81_920, cfg).unwrap();
     quantum.write_store(0, &image).unwrap();
     scsi_manager::bus(&mut m).attach(0, Box::new(quantum));
-    let cfg = DiskConfig { vendor: "IBM".into(), product: "DORS-31080".into(), revision: "WA6A".into(), ..DiskConfig::default() };
+    let cfg = DiskConfig {
+        vendor: "IBM".into(),
+        product: "DORS-31080".into(),
+        revision: "WA6A".into(),
+        ..DiskConfig::default()
+    };
     scsi_manager::bus(&mut m).attach(3, Box::new(DiskTarget::in_memory(2_118_144, cfg).unwrap()));
     m
 }
@@ -58,7 +75,10 @@ fn expected_rows(via: &str) -> Vec<String> {
     vec![
         format!("SCSI bus, through the {via}"),
         "ID 0  disk  QUANTUM LPS40S 0230".into(),
-        format!("      40.0 MB, 81920 blocks of 512; Apple partition map, 4 entries (1 HFS); Ferrite {} driver", driver_version()),
+        format!(
+            "      40.0 MB, 81920 blocks of 512; Apple partition map, 4 entries (1 HFS); Ferrite {} driver",
+            driver_version()
+        ),
         "ID 1  no device".into(),
         "ID 2  no device".into(),
         "ID 3  disk  IBM DORS-31080 WA6A".into(),
@@ -75,19 +95,38 @@ fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
     let fork = setup_fork();
     for cpu in CPUS {
         for v43 in [true, false] {
-            let via = if v43 { "SCSI Manager 4.3" } else { "original SCSI Manager" };
+            let via = if v43 {
+                "SCSI Manager 4.3"
+            } else {
+                "original SCSI Manager"
+            };
             let mut m = machine(cpu, v43);
             let script = vec![
-                Input::Menu { menu: "Apple".into(), item: "About Ferrite Setup…".into() },
+                Input::Menu {
+                    menu: "Apple".into(),
+                    item: "About Ferrite Setup…".into(),
+                },
                 Input::DialogItem(1),
                 Input::CommandKey('q'),
             ];
             let run = m
-                .launch_application(&Launch { name: b"Ferrite Setup".to_vec(), fork: fork.clone(), script })
+                .launch_application(&Launch {
+                    name: b"Ferrite Setup".to_vec(),
+                    fork: fork.clone(),
+                    script,
+                })
                 .unwrap_or_else(|e| panic!("{cpu} {via}: {e}"));
             let s = &run.screen;
             let ctx = format!("{cpu} {via}:\n{}", s.transcript());
-            assert_eq!(s.seen.first(), Some(&Seen::MenuBar(vec!["Apple".into(), "File".into(), "Edit".into()])), "{ctx}");
+            assert_eq!(
+                s.seen.first(),
+                Some(&Seen::MenuBar(vec![
+                    "Apple".into(),
+                    "File".into(),
+                    "Edit".into()
+                ])),
+                "{ctx}"
+            );
             assert_eq!(s.window_titles(), ["SCSI Bus"], "{ctx}");
             assert_eq!(s.strings_drawn(), expected_rows(via), "{ctx}");
             assert_eq!(
@@ -104,20 +143,49 @@ fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
                 }],
                 "{ctx}"
             );
-            assert_eq!(s.seen[s.seen.len() - 2], Seen::WindowClosed { title: "SCSI Bus".into() }, "{ctx}");
+            assert_eq!(
+                s.seen[s.seen.len() - 2],
+                Seen::WindowClosed {
+                    title: "SCSI Bus".into()
+                },
+                "{ctx}"
+            );
             assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
             assert!(run.unused_input.is_empty(), "{ctx}");
             m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
             // The scan went through the manager it found, and never touched ID 7.
             let calls = scsi_manager::calls(&mut m);
             if v43 {
-                assert!(calls.iter().any(|c| matches!(c, ScsiCall::Action { function: 1, .. })), "{cpu}: no SCSIExecIO");
-                assert!(!calls.iter().any(|c| matches!(c, ScsiCall::Old { .. })), "{cpu}: old calls with 4.3 present");
-                assert!(!calls.iter().any(|c| matches!(c, ScsiCall::Action { device, .. } if (device >> 8) & 0xFF == 7)));
+                assert!(
+                    calls
+                        .iter()
+                        .any(|c| matches!(c, ScsiCall::Action { function: 1, .. })),
+                    "{cpu}: no SCSIExecIO"
+                );
+                assert!(
+                    !calls.iter().any(|c| matches!(c, ScsiCall::Old { .. })),
+                    "{cpu}: old calls with 4.3 present"
+                );
+                assert!(!calls.iter().any(
+                    |c| matches!(c, ScsiCall::Action { device, .. } if (device >> 8) & 0xFF == 7)
+                ));
             } else {
-                assert!(calls.iter().any(|c| matches!(c, ScsiCall::Old { name: "SCSISelect", .. })), "{cpu}: no SCSISelect");
+                assert!(
+                    calls.iter().any(|c| matches!(
+                        c,
+                        ScsiCall::Old {
+                            name: "SCSISelect",
+                            ..
+                        }
+                    )),
+                    "{cpu}: no SCSISelect"
+                );
             }
-            println!("{cpu} {via}: {} instructions; traps: {:?}", run.instructions, m.stats().trap_counts);
+            println!(
+                "{cpu} {via}: {} instructions; traps: {:?}",
+                run.instructions,
+                m.stats().trap_counts
+            );
         }
     }
 }
@@ -133,9 +201,19 @@ fn without_wait_next_event_and_rescan() {
         let mut m = machine(cpu, false);
         m.install_toolbox();
         m.traps_mut().unregister(0xA860);
-        let script = vec![Input::CommandKey('r'), Input::Menu { menu: "File".into(), item: "Quit".into() }];
+        let script = vec![
+            Input::CommandKey('r'),
+            Input::Menu {
+                menu: "File".into(),
+                item: "Quit".into(),
+            },
+        ];
         let run = m
-            .launch_application(&Launch { name: b"Ferrite Setup".to_vec(), fork: fork.clone(), script })
+            .launch_application(&Launch {
+                name: b"Ferrite Setup".to_vec(),
+                fork: fork.clone(),
+                script,
+            })
             .unwrap_or_else(|e| panic!("{cpu}: {e}"));
         let s = &run.screen;
         let ctx = format!("{cpu}:\n{}", s.transcript());
@@ -143,10 +221,19 @@ fn without_wait_next_event_and_rescan() {
         let mut twice = rows.clone();
         twice.extend(rows);
         assert_eq!(s.strings_drawn(), twice, "{ctx}");
-        assert!(s.seen.contains(&Seen::MenuChosen { menu: "File".into(), item: "Rescan Bus".into() }), "{ctx}");
+        assert!(
+            s.seen.contains(&Seen::MenuChosen {
+                menu: "File".into(),
+                item: "Rescan Bus".into()
+            }),
+            "{ctx}"
+        );
         assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
         let counts = &m.stats().trap_counts;
-        assert!(counts.get("GetNextEvent") > Some(&0) && counts.get("SystemTask") > Some(&0), "{cpu}: {counts:?}");
+        assert!(
+            counts.get("GetNextEvent") > Some(&0) && counts.get("SystemTask") > Some(&0),
+            "{cpu}: {counts:?}"
+        );
         assert_eq!(counts.get("WaitNextEvent"), None);
         m.check_heaps().unwrap();
     }
@@ -159,16 +246,30 @@ fn without_wait_next_event_and_rescan() {
 fn a_panic_shows_an_alert_and_returns_to_the_finder() {
     use retro68_build::rsrc::ResourceFork;
     let mut fork = ResourceFork::parse(&setup_fork()).unwrap();
-    fork.resources.retain(|r| !(&r.rtype == b"WIND" && r.id == 128));
+    fork.resources
+        .retain(|r| !(&r.rtype == b"WIND" && r.id == 128));
     let fork = fork.to_bytes().unwrap();
     for cpu in CPUS {
         let mut m = machine(cpu, true);
         let run = m
-            .launch_application(&Launch { name: b"Ferrite Setup".to_vec(), fork: fork.clone(), script: vec![Input::DialogItem(1)] })
+            .launch_application(&Launch {
+                name: b"Ferrite Setup".to_vec(),
+                fork: fork.clone(),
+                script: vec![Input::DialogItem(1)],
+            })
             .unwrap_or_else(|e| panic!("{cpu}: {e}"));
         let s = &run.screen;
         let alerts = s.alerts();
-        let [Seen::Alert { kind: AlertKind::Stop, id: 200, texts, buttons, hit: 1 }] = alerts.as_slice() else {
+        let [
+            Seen::Alert {
+                kind: AlertKind::Stop,
+                id: 200,
+                texts,
+                buttons,
+                hit: 1,
+            },
+        ] = alerts.as_slice()
+        else {
             panic!("{cpu}: {}", s.transcript())
         };
         assert_eq!(buttons, &["Quit"]);
@@ -191,11 +292,31 @@ fn shipped_file_passes_macunpack_rsrcfork_and_the_verifier() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("FerriteSetup.bin"), &bin).unwrap();
-    let out = Command::new("macunpack").arg("-3").arg("FerriteSetup.bin").current_dir(&dir).output().expect("macunpack: run `cargo xtask test`");
-    assert!(out.status.success(), "macunpack: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    let rsrc = names.iter().find(|n| n.ends_with(".rsrc")).unwrap_or_else(|| panic!("no .rsrc among {names:?}"));
-    assert_eq!(std::fs::read(dir.join(rsrc)).unwrap(), fork, "macunpack's resource fork");
+    let out = Command::new("macunpack")
+        .arg("-3")
+        .arg("FerriteSetup.bin")
+        .current_dir(&dir)
+        .output()
+        .expect("macunpack: run `cargo xtask test`");
+    assert!(
+        out.status.success(),
+        "macunpack: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let rsrc = names
+        .iter()
+        .find(|n| n.ends_with(".rsrc"))
+        .unwrap_or_else(|| panic!("no .rsrc among {names:?}"));
+    assert_eq!(
+        std::fs::read(dir.join(rsrc)).unwrap(),
+        fork,
+        "macunpack's resource fork"
+    );
 
     let list = r#"
 import sys, rsrcfork
@@ -205,16 +326,40 @@ with rsrcfork.open(sys.argv[1], fork="data") as rf:
             print(t.decode("mac_roman"), rid)
 "#;
     let path = dir.join(rsrc);
-    let out = Command::new("python3").arg("-c").arg(list).arg(&path).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut got: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(list)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut got: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
     got.sort();
-    for want in ["CODE 0", "CODE 1", "MENU 128", "MENU 129", "MENU 130", "MBAR 128", "WIND 128", "ALRT 128", "ALRT 200", "SIZE -1", "BNDL 128", "FREF 128", "FRRT 0", "ICN# 128", "vers 1"] {
-        assert!(got.iter().any(|g| g == want), "rsrcfork does not list {want}: {got:?}");
+    for want in [
+        "CODE 0", "CODE 1", "MENU 128", "MENU 129", "MENU 130", "MBAR 128", "WIND 128", "ALRT 128",
+        "ALRT 200", "SIZE -1", "BNDL 128", "FREF 128", "FRRT 0", "ICN# 128", "vers 1",
+    ] {
+        assert!(
+            got.iter().any(|g| g == want),
+            "rsrcfork does not list {want}: {got:?}"
+        );
     }
 
     let img = ferrite_shared::flat::FlatImage::parse(&m68k_file("ferrite-setup.flat")).unwrap();
-    let report = retro68_build::m68k::verify(&img.image[..img.code_len as usize], 0, retro68_build::m68k::Cpu::M68000, &[]);
+    let report = retro68_build::m68k::verify(
+        &img.image[..img.code_len as usize],
+        0,
+        retro68_build::m68k::Cpu::M68000,
+        &[],
+    );
     assert!(report.is_clean(), "{report}");
     assert!(report.instructions > 5000, "{report}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -10,7 +10,10 @@ use ferrite_emu::{CpuModel, Machine};
 fn driver() -> Vec<u8> {
     let src = include_str!("../asm/boot_test_driver.S");
     let img = retro68_build::asm::assemble_flat("boot_test_driver", src).expect("assembles");
-    assert!(img.reloc_offsets().unwrap().is_empty(), "the test driver is position-independent");
+    assert!(
+        img.reloc_offsets().unwrap().is_empty(),
+        "the test driver is position-independent"
+    );
     img.image
 }
 
@@ -18,12 +21,19 @@ fn machine(cpu: CpuModel, rom: RomGeneration) -> Machine {
     let mut m = Machine::new(cpu);
     m.install_mac_os();
     let v43 = rom == RomGeneration::ScsiManager43;
-    scsi_manager::install(&mut m, ScsiManagerConfig { v43_present: v43, ..Default::default() });
+    scsi_manager::install(
+        &mut m,
+        ScsiManagerConfig {
+            v43_present: v43,
+            ..Default::default()
+        },
+    );
     m
 }
 
 fn attach(m: &mut Machine, id: u8, image: &[u8]) {
-    let mut disk = DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
+    let mut disk =
+        DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
     disk.write_store(0, image).unwrap();
     scsi_manager::bus(m).attach(id, Box::new(disk));
 }
@@ -51,10 +61,14 @@ fn both_rom_models_load_the_driver_add_drives_and_mount_the_volumes() {
     });
     let (image, layout) = disk.build();
     for cpu in [CpuModel::M68000, CpuModel::M68040] {
-        for rom in [RomGeneration::OriginalScsiManager, RomGeneration::ScsiManager43] {
+        for rom in [
+            RomGeneration::OriginalScsiManager,
+            RomGeneration::ScsiManager43,
+        ] {
             let mut m = machine(cpu, rom);
             attach(&mut m, 3, &image);
-            let report = boot(&mut m, &BootConfig::new(rom)).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
+            let report = boot(&mut m, &BootConfig::new(rom))
+                .unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
             println!("{report}");
             let drivers: Vec<_> = report.drivers().collect();
             assert_eq!(drivers.len(), 1, "{cpu} {rom:?}:\n{report}");
@@ -62,8 +76,12 @@ fn both_rom_models_load_the_driver_add_drives_and_mount_the_volumes() {
             assert_eq!(d.id, 3);
             assert_eq!(d.ref_num, Some(!(32 + 3)), "unit 32 + ID");
             match rom {
-                RomGeneration::OriginalScsiManager => assert_eq!((d.entry_address - d.address, d.d5), (0, 3)),
-                RomGeneration::ScsiManager43 => assert_eq!((d.entry_address - d.address, d.d5), (8, 0x0300)),
+                RomGeneration::OriginalScsiManager => {
+                    assert_eq!((d.entry_address - d.address, d.d5), (0, 3))
+                }
+                RomGeneration::ScsiManager43 => {
+                    assert_eq!((d.entry_address - d.address, d.d5), (8, 0x0300))
+                }
             }
             assert_eq!(report.drives.len(), 2, "{report}");
             assert_eq!(report.drives[0].blocks, layout.volumes[0].1);
@@ -77,12 +95,25 @@ fn both_rom_models_load_the_driver_add_drives_and_mount_the_volumes() {
             let v = &report.volumes[0];
             assert_eq!(v.alloc_block_size, 512);
             assert_eq!(v.free_bytes(), 3000 * 512);
-            assert!(report.traps.iter().any(|(n, _)| *n == "DrvrInstall"), "{report}");
-            let scsi_trap = if rom == RomGeneration::ScsiManager43 { "SCSIAtomic" } else { "SCSIDispatch" };
-            assert!(report.traps.iter().any(|(n, _)| *n == scsi_trap), "{scsi_trap} used: {report}");
+            assert!(
+                report.traps.iter().any(|(n, _)| *n == "DrvrInstall"),
+                "{report}"
+            );
+            let scsi_trap = if rom == RomGeneration::ScsiManager43 {
+                "SCSIAtomic"
+            } else {
+                "SCSIDispatch"
+            };
+            assert!(
+                report.traps.iter().any(|(n, _)| *n == scsi_trap),
+                "{scsi_trap} used: {report}"
+            );
             // The second volume mounts through the driver on demand (as `_MountVol` would).
             let second = report.drives[1].number as u16;
-            assert_eq!(ferrite_emu::file_manager::mount(&mut m, second).unwrap(), Ok(-2));
+            assert_eq!(
+                ferrite_emu::file_manager::mount(&mut m, second).unwrap(),
+                Ok(-2)
+            );
             let fm = m.state::<ferrite_emu::file_manager::FileManager>();
             assert_eq!(fm.volumes[1].name, "Second");
             assert_eq!(fm.volumes[1].size_bytes(), ((6000 - 6) / 2) as u64 * 1024);
@@ -101,7 +132,14 @@ fn a_disk_the_rom_refuses_is_skipped_and_the_scan_goes_on() {
     attach(&mut m, 5, &bad);
     attach(&mut m, 1, &good);
     let report = boot(&mut m, &BootConfig::new(RomGeneration::ScsiManager43)).unwrap();
-    let by_id = |id: u8| report.scan.iter().find(|(i, _)| *i == id).map(|(_, o)| o.clone()).unwrap();
+    let by_id = |id: u8| {
+        report
+            .scan
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, o)| o.clone())
+            .unwrap()
+    };
     assert!(matches!(by_id(5), ScanOutcome::Skipped(_)), "{report}");
     assert!(matches!(by_id(1), ScanOutcome::Loaded(_)), "{report}");
     assert!(matches!(by_id(0), ScanOutcome::NoDevice));

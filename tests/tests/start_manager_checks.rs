@@ -1,13 +1,17 @@
 //! The ROM's disk checks (`start_manager::checks`) on disks built by `test_disk`.
 
-use ferrite_emu::start_manager::{DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk};
+use ferrite_emu::start_manager::{
+    DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk,
+};
 use ferrite_emu::test_disk::TestDisk;
 
 fn verdict(img: &[u8], rom: RomGeneration, checks: &RomChecks) -> Verdict {
     let mut read = |lba: u32, n: u32| -> Result<Vec<u8>, String> {
         let s = lba as usize * 512;
         let e = s + n as usize * 512;
-        img.get(s..e).map(<[u8]>::to_vec).ok_or_else(|| format!("LBA {lba}+{n} beyond the disk"))
+        img.get(s..e)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| format!("LBA {lba}+{n} beyond the disk"))
     };
     examine_disk(rom, checks, &mut read)
 }
@@ -38,7 +42,9 @@ fn a_good_disk_loads_with_the_entry_of_each_rom() {
     let mut d = TestDisk::new(drv);
     d.driver_type = "Apple_Driver".into();
     let (img, _) = d.build();
-    let Verdict::Load { driver, .. } = verdict(&img, RomGeneration::ScsiManager43, &RomChecks::default()) else {
+    let Verdict::Load { driver, .. } =
+        verdict(&img, RomGeneration::ScsiManager43, &RomChecks::default())
+    else {
         panic!()
     };
     assert_eq!(driver.entry, DriverEntry::Original);
@@ -53,7 +59,10 @@ fn bad_disks_are_skipped_with_the_reason() {
     let mut d = TestDisk::new(drv.clone());
     d.corrupt_checksum = true;
     let (img, _) = d.build();
-    assert!(matches!(verdict(&img, rom, &checks), Verdict::Skip(SkipReason::ChecksumMismatch { .. })));
+    assert!(matches!(
+        verdict(&img, rom, &checks),
+        Verdict::Skip(SkipReason::ChecksumMismatch { .. })
+    ));
     // The checksum is only checked for names starting with "Maci".
     d.driver_name = "Driver".into();
     let (img, _) = d.build();
@@ -62,23 +71,44 @@ fn bad_disks_are_skipped_with_the_reason() {
     let mut d = TestDisk::new(drv.clone());
     d.volumes.clear();
     let (img, _) = d.build();
-    assert_eq!(verdict(&img, rom, &checks), Verdict::Skip(SkipReason::NoHfsPartition));
-    let relaxed = RomChecks { require_hfs: false, ..RomChecks::default() };
+    assert_eq!(
+        verdict(&img, rom, &checks),
+        Verdict::Skip(SkipReason::NoHfsPartition)
+    );
+    let relaxed = RomChecks {
+        require_hfs: false,
+        ..RomChecks::default()
+    };
     assert!(matches!(verdict(&img, rom, &relaxed), Verdict::Load { .. }));
 
     let (mut img, _) = TestDisk::new(drv.clone()).build();
     img[0] = 0;
-    assert!(matches!(verdict(&img, rom, &checks), Verdict::Skip(SkipReason::NotFormatted { .. })));
+    assert!(matches!(
+        verdict(&img, rom, &checks),
+        Verdict::Skip(SkipReason::NotFormatted { .. })
+    ));
     let (mut img, _) = TestDisk::new(drv.clone()).build();
     img[512] = b'T';
     img[513] = b'S';
-    assert!(matches!(verdict(&img, rom, &checks), Verdict::Skip(SkipReason::NoPartitionMap { sig: 0x5453 })));
+    assert!(matches!(
+        verdict(&img, rom, &checks),
+        Verdict::Skip(SkipReason::NoPartitionMap { sig: 0x5453 })
+    ));
     let (mut img, _) = TestDisk::new(drv.clone()).build();
     img[18 + 7] = 2; // ddType 1 → 2
-    assert!(matches!(verdict(&img, rom, &checks), Verdict::Skip(SkipReason::NoDriverForOsType { os_type: 1 })));
+    assert!(matches!(
+        verdict(&img, rom, &checks),
+        Verdict::Skip(SkipReason::NoDriverForOsType { os_type: 1 })
+    ));
     let (mut img, _) = TestDisk::new(drv).build();
     img[2 * 512 + 48 + 6] = b'X'; // "Apple_Xriver43"
-    assert_eq!(verdict(&img, rom, &checks), Verdict::Skip(SkipReason::NoDriverEntry));
+    assert_eq!(
+        verdict(&img, rom, &checks),
+        Verdict::Skip(SkipReason::NoDriverEntry)
+    );
     // A disk too short to hold its own map is skipped, never a panic.
-    assert!(matches!(verdict(&img[..600], rom, &checks), Verdict::Skip(SkipReason::ReadFailed(_))));
+    assert!(matches!(
+        verdict(&img[..600], rom, &checks),
+        Verdict::Skip(SkipReason::ReadFailed(_))
+    ));
 }

@@ -150,8 +150,15 @@ pub fn boot(
         }
     }
     if let Some(spec) = launch {
-        let (name, file_path, rsrc, reads) =
-            read_file(&mut m, &report, &mut img, &slots, &names, spec, Fork::Resource)?;
+        let (name, file_path, rsrc, reads) = read_file(
+            &mut m,
+            &report,
+            &mut img,
+            &slots,
+            &names,
+            spec,
+            Fork::Resource,
+        )?;
         println!(
             "\n{name}:{file_path} — resource fork of {} bytes read through the driver ({reads} _Read calls); launching it, then ⌘Q:\n",
             rsrc.len()
@@ -216,11 +223,7 @@ fn read_file<'s>(
         .map(|s| disk::mac_name(s, 31, "name"))
         .collect::<Result<_>>()?;
     let refs: Vec<&[u8]> = parts.iter().map(|p| p.as_slice()).collect();
-    let mut dev = DriverDisk {
-        m,
-        drive,
-        reads: 0,
-    };
+    let mut dev = DriverDisk { m, drive, reads: 0 };
     let bytes = {
         let mut vol = Volume::open(&mut dev)
             .map_err(|e| anyhow!("opening \"{name}\" through the driver: {e}"))?;

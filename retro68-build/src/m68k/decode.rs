@@ -2524,9 +2524,15 @@ mod tests {
     #[test]
     fn sixty_eight_twenty_relaxations() {
         let tst_an = dec(&[0x4A88]);
-        assert_eq!((tst_an.min_cpu, tst_an.illegal.is_none()), (Cpu::M68020, true));
+        assert_eq!(
+            (tst_an.min_cpu, tst_an.illegal.is_none()),
+            (Cpu::M68020, true)
+        );
         let cmpi_pc = dec(&[0x0C7A, 0x0001, 0x0010]);
-        assert_eq!((cmpi_pc.min_cpu, cmpi_pc.illegal.is_none()), (Cpu::M68020, true));
+        assert_eq!(
+            (cmpi_pc.min_cpu, cmpi_pc.illegal.is_none()),
+            (Cpu::M68020, true)
+        );
         assert!(dec(&[0x0C40, 0x0001]).min_cpu == Cpu::M68000);
     }
 
@@ -2551,7 +2557,10 @@ mod tests {
         assert_eq!(dec(&[0x4280]).flags.class, FlagClass::Copy); // clr.l
         assert_eq!(dec(&[0x4A80]).flags.class, FlagClass::Arith); // tst.l
         let sr = dec(&[0x40C0]);
-        assert_eq!((sr.privilege, sr.reads), (Privilege::SupervisorFrom68010, Ccr::ALL));
+        assert_eq!(
+            (sr.privilege, sr.reads),
+            (Privilege::SupervisorFrom68010, Ccr::ALL)
+        );
     }
 
     #[test]

@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::decode::{Ccr, Cond, FlagClass, Insn, Kind};
 use super::relayout::{Edit, Piece, Relaid, RelayoutError, Target, Unrepaired, relayout};
-use super::verify::{Symbol, Sweep, flag_hazards, sweep};
+use super::verify::{Sweep, Symbol, flag_hazards, sweep};
 
 /// At most this many instructions in the fall-through block `F`.
 const MAX_COPIES: usize = 8;
@@ -126,7 +126,9 @@ fn find(sw: &Sweep, symbols: &[Symbol], extra_entries: &BTreeSet<u32>) -> Vec<Jo
     let entries = entry_points(sw, symbols, extra_entries);
     let mut out = Vec::new();
     for (b, bi) in insns.iter().enumerate() {
-        let Kind::Bcc(cond, _) = bi.kind else { continue };
+        let Kind::Bcc(cond, _) = bi.kind else {
+            continue;
+        };
         let Some(join) = bi.flow.target else { continue };
         if join <= bi.end() || b + 1 >= insns.len() || insns[b + 1].addr != bi.end() {
             continue;
@@ -175,7 +177,14 @@ fn find(sw: &Sweep, symbols: &[Symbol], extra_entries: &BTreeSet<u32>) -> Vec<Jo
         if consumers.is_empty() {
             continue;
         }
-        out.push(JoinHazard { branch: bi.addr, cond, copies: insns[b + 1].addr, copy, join, consumers });
+        out.push(JoinHazard {
+            branch: bi.addr,
+            cond,
+            copies: insns[b + 1].addr,
+            copy,
+            join,
+            consumers,
+        });
     }
     out
 }
@@ -214,7 +223,13 @@ pub fn neutral(x: &Insn) -> Option<Vec<u8>> {
     let pop_l = |d: u16| [0x4CDF, 1 << d];
     let words: Vec<u16> = if w & 0xC000 == 0 && w & 0x3000 != 0 && x.len == 2 {
         // MOVE: 00 size dreg dmode smode sreg.
-        let (size, dreg, dmode, smode, sreg) = ((w >> 12) & 3, (w >> 9) & 7, (w >> 6) & 7, (w >> 3) & 7, w & 7);
+        let (size, dreg, dmode, smode, sreg) = (
+            (w >> 12) & 3,
+            (w >> 9) & 7,
+            (w >> 6) & 7,
+            (w >> 3) & 7,
+            w & 7,
+        );
         if dmode != 0 || smode > 1 {
             return None;
         }
@@ -241,7 +256,11 @@ pub fn neutral(x: &Insn) -> Option<Vec<u8>> {
 }
 
 /// Why the hazard `h` cannot be repaired, or the pieces that replace `F`.
-fn plan(h: &JoinHazard, insns: &[Insn], index: &BTreeMap<u32, usize>) -> Result<Vec<Piece>, String> {
+fn plan(
+    h: &JoinHazard,
+    insns: &[Insn],
+    index: &BTreeMap<u32, usize>,
+) -> Result<Vec<Piece>, String> {
     let fi = index[&h.copies];
     let li = index[&h.join];
     // Preferably make every copy in F flag-neutral: then L sees the compare's flags on both
@@ -265,15 +284,27 @@ fn plan(h: &JoinHazard, insns: &[Insn], index: &BTreeMap<u32, usize>) -> Result<
                 && x.flags.writes.contains(Ccr::NZVC)
                 && !x.reads.intersects(Ccr::NZVC)
             {
-                with.push(Piece::Branch { cond: 0, target: Target::Old(x.addr) });
+                with.push(Piece::Branch {
+                    cond: 0,
+                    target: Target::Old(x.addr),
+                });
                 return Ok(with);
             }
-            return Err(format!("`{}` at the join writes the flags only in part", x.text));
+            return Err(format!(
+                "`{}` at the join writes the flags only in part",
+                x.text
+            ));
         }
         if x.reads.intersects(Ccr::NZVC) {
-            let c = x.cond().ok_or_else(|| format!("`{}` reads the flags", x.text))?;
+            let c = x
+                .cond()
+                .ok_or_else(|| format!("`{}` reads the flags", x.text))?;
             let v = decided(h.cond, c).ok_or_else(|| {
-                format!("`{}` is not decided by the branch condition `{}` being false", x.text, h.cond.name())
+                format!(
+                    "`{}` is not decided by the branch condition `{}` being false",
+                    x.text,
+                    h.cond.name()
+                )
             })?;
             match x.kind {
                 Kind::Scc(_) => {
@@ -292,7 +323,10 @@ fn plan(h: &JoinHazard, insns: &[Insn], index: &BTreeMap<u32, usize>) -> Result<
                 Kind::Bcc(..) => {
                     if v {
                         let t = x.flow.target.expect("Bcc has a target");
-                        with.push(Piece::Branch { cond: 0, target: Target::Old(t) });
+                        with.push(Piece::Branch {
+                            cond: 0,
+                            target: Target::Old(t),
+                        });
                         return Ok(with);
                     }
                 }
@@ -301,7 +335,10 @@ fn plan(h: &JoinHazard, insns: &[Insn], index: &BTreeMap<u32, usize>) -> Result<
             continue;
         }
         if !plain(x) {
-            return Err(format!("`{}` at the join ends the block with the flags live", x.text));
+            return Err(format!(
+                "`{}` at the join ends the block with the flags live",
+                x.text
+            ));
         }
         with.push(Piece::Copy(x.addr));
     }
@@ -342,10 +379,18 @@ pub fn repair_join_hazards(
     for h in &hazards {
         match plan(h, insns, &index) {
             Ok(with) => {
-                edits.push(Edit { offset: h.copies - base, len: h.join - h.copies, with });
+                edits.push(Edit {
+                    offset: h.copies - base,
+                    len: h.join - h.copies,
+                    with,
+                });
                 report.repaired.push((h.copy, h.consumers[0]));
             }
-            Err(why) => report.unrepaired.push(Unrepaired { copy: h.copy, consumer: h.consumers[0], why }),
+            Err(why) => report.unrepaired.push(Unrepaired {
+                copy: h.copy,
+                consumer: h.consumers[0],
+                why,
+            }),
         }
     }
     edits.sort_by_key(|e| (e.offset, e.len));
@@ -486,12 +531,20 @@ pub fn repair_path_hazards(
     let code = &image[..code_len as usize];
     let sw = sweep(code, base, functions);
     let abs_entries = code_addresses_held(image, base, code_len, abs32);
-    let index: BTreeMap<u32, usize> = sw.insns.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();
+    let index: BTreeMap<u32, usize> = sw
+        .insns
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (x.addr, i))
+        .collect();
     let mut report = JoinReport::default();
     let mut fix: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
     for h in find_paths(&sw, functions, &abs_entries) {
-        let planned: Option<Vec<(u32, Vec<u8>)>> =
-            h.copies.iter().map(|&a| neutral(&sw.insns[index[&a]]).map(|b| (a, b))).collect();
+        let planned: Option<Vec<(u32, Vec<u8>)>> = h
+            .copies
+            .iter()
+            .map(|&a| neutral(&sw.insns[index[&a]]).map(|b| (a, b)))
+            .collect();
         match planned {
             Some(list) => {
                 for &(a, _) in &list {
@@ -543,23 +596,35 @@ mod tests {
     fn finds_and_repairs_the_select_diamond() {
         let code = words(&DIAMOND);
         let base = 0x1000;
-        let syms = [Symbol { name: "f".into(), addr: base, size: code.len() as u32 }];
+        let syms = [Symbol {
+            name: "f".into(),
+            addr: base,
+            size: code.len() as u32,
+        }];
         let hz = join_hazards(&code, base, &syms);
         assert_eq!(hz.len(), 1);
         let h = &hz[0];
-        assert_eq!((h.branch, h.copies, h.copy, h.join), (0x1002, 0x1004, 0x1004, 0x1006));
+        assert_eq!(
+            (h.branch, h.copies, h.copy, h.join),
+            (0x1002, 0x1004, 0x1004, 0x1006)
+        );
         assert_eq!(h.consumers, vec![0x1006, 0x1008]);
 
-        let (relaid, rep) = repair_join_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
+        let (relaid, rep) =
+            repair_join_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
         assert_eq!(rep.repaired.len(), 1);
         assert!(rep.unrepaired.is_empty());
         // blt.s L ; movem.l %d1,-(%sp) ; movem.w %d3,(2,%sp) ; movem.l (%sp)+,%d1 ; L: slt ; …
         let want = words(&[
-            0x9843, 0x6D0E, 0x48E7, 0x4000, 0x48AF, 0x0008, 0x0002, 0x4CDF, 0x0002, 0x5DC3, 0x5CC4, 0x3281,
-            0x4E75,
+            0x9843, 0x6D0E, 0x48E7, 0x4000, 0x48AF, 0x0008, 0x0002, 0x4CDF, 0x0002, 0x5DC3, 0x5CC4,
+            0x3281, 0x4E75,
         ]);
         assert_eq!(&relaid.image[..want.len()], &want[..]);
-        let syms2 = [Symbol { name: "f".into(), addr: base, size: relaid.code_len }];
+        let syms2 = [Symbol {
+            name: "f".into(),
+            addr: base,
+            size: relaid.code_len,
+        }];
         assert!(join_hazards(&relaid.image[..relaid.code_len as usize], base, &syms2).is_empty());
     }
 
@@ -568,11 +633,18 @@ mod tests {
         // sub.w %d3,%d4 ; blt.s L ; move.b %d3,%d1 ; L: slt %d3 ; sge %d4 ; move.w %d1,(%a1) ; rts
         let code = words(&[0x9843, 0x6D02, 0x1203, 0x5DC3, 0x5CC4, 0x3281, 0x4E75]);
         let base = 0x1000;
-        let syms = [Symbol { name: "f".into(), addr: base, size: code.len() as u32 }];
-        let (relaid, rep) = repair_join_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
+        let syms = [Symbol {
+            name: "f".into(),
+            addr: base,
+            size: code.len() as u32,
+        }];
+        let (relaid, rep) =
+            repair_join_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
         assert_eq!(rep.repaired.len(), 1);
         // blt.s L ; move.b %d3,%d1 ; sf %d3 ; st %d4 ; bra.s S ; L: slt ; sge ; S: move.w ; rts
-        let want = words(&[0x9843, 0x6D08, 0x1203, 0x51C3, 0x50C4, 0x6004, 0x5DC3, 0x5CC4, 0x3281, 0x4E75]);
+        let want = words(&[
+            0x9843, 0x6D08, 0x1203, 0x51C3, 0x50C4, 0x6004, 0x5DC3, 0x5CC4, 0x3281, 0x4E75,
+        ]);
         assert_eq!(&relaid.image[..want.len()], &want[..]);
     }
 
@@ -584,11 +656,20 @@ mod tests {
             super::super::decode::decode(&code, 0, base).unwrap()
         };
         // move.l %a4,%d1
-        assert_eq!(neutral(&one(&[0x220C])), Some(words(&[0x48E7, 0x0008, 0x4CDF, 0x0002])));
+        assert_eq!(
+            neutral(&one(&[0x220C])),
+            Some(words(&[0x48E7, 0x0008, 0x4CDF, 0x0002]))
+        );
         // moveq #-1,%d2
-        assert_eq!(neutral(&one(&[0x74FF])), Some(words(&[0x4878, 0xFFFF, 0x4CDF, 0x0004])));
+        assert_eq!(
+            neutral(&one(&[0x74FF])),
+            Some(words(&[0x4878, 0xFFFF, 0x4CDF, 0x0004]))
+        );
         // clr.l %d7
-        assert_eq!(neutral(&one(&[0x4287])), Some(words(&[0x4878, 0x0000, 0x4CDF, 0x0080])));
+        assert_eq!(
+            neutral(&one(&[0x4287])),
+            Some(words(&[0x4878, 0x0000, 0x4CDF, 0x0080]))
+        );
         // move.b %d3,%d1 ; move.l %sp,%d0 ; move.w %d1,(%a1)
         assert_eq!(neutral(&one(&[0x1203])), None);
         assert_eq!(neutral(&one(&[0x200F])), None);
@@ -600,7 +681,11 @@ mod tests {
         // sub.w %d3,%d4 ; beq.s L ; move.b %d3,%d1 ; L: slt %d3 ; move.w %d1,(%a1) ; rts
         let code = words(&[0x9843, 0x6702, 0x1203, 0x5DC3, 0x3281, 0x4E75]);
         let base = 0x1000;
-        let syms = [Symbol { name: "f".into(), addr: base, size: code.len() as u32 }];
+        let syms = [Symbol {
+            name: "f".into(),
+            addr: base,
+            size: code.len() as u32,
+        }];
         let (_, rep) = repair_join_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
         assert!(rep.repaired.is_empty());
         assert_eq!(rep.unrepaired.len(), 1);
@@ -610,17 +695,28 @@ mod tests {
     fn copies_on_both_arms() {
         // sub.w %d1,%d2 ; bcs.s A ; move.w %d1,%d7 ; bra.s B ; A: move.w %d3,%d7 ;
         // B: bhi.s C ; move.w %d1,%d3 ; C: rts
-        let code = words(&[0x9441, 0x6504, 0x3E01, 0x6002, 0x3E03, 0x6202, 0x3601, 0x4E75]);
+        let code = words(&[
+            0x9441, 0x6504, 0x3E01, 0x6002, 0x3E03, 0x6202, 0x3601, 0x4E75,
+        ]);
         let base = 0x1000;
-        let syms = [Symbol { name: "f".into(), addr: base, size: code.len() as u32 }];
+        let syms = [Symbol {
+            name: "f".into(),
+            addr: base,
+            size: code.len() as u32,
+        }];
         let hz = path_hazards(&code, base, &syms);
         assert_eq!(hz.len(), 1, "{hz:?}");
         assert_eq!(hz[0].consumer, 0x100a);
         assert_eq!(hz[0].copies, vec![0x1004, 0x1008]);
         assert_eq!(hz[0].producers, vec![0x1000]);
-        let (relaid, rep) = repair_path_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
+        let (relaid, rep) =
+            repair_path_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
         assert_eq!(rep.repaired.len(), 2);
-        let syms2 = [Symbol { name: "f".into(), addr: base, size: relaid.code_len }];
+        let syms2 = [Symbol {
+            name: "f".into(),
+            addr: base,
+            size: relaid.code_len,
+        }];
         assert!(path_hazards(&relaid.image[..relaid.code_len as usize], base, &syms2).is_empty());
     }
 
@@ -629,7 +725,11 @@ mod tests {
         // jsr (%a0) ; move.l %d0,%d1 ; beq.s L ; rts ; L: rts
         let code = words(&[0x4E90, 0x2200, 0x6702, 0x4E75, 0x4E75]);
         let base = 0x1000;
-        let syms = [Symbol { name: "f".into(), addr: base, size: code.len() as u32 }];
+        let syms = [Symbol {
+            name: "f".into(),
+            addr: base,
+            size: code.len() as u32,
+        }];
         assert!(path_hazards(&code, base, &syms).is_empty());
     }
 
@@ -638,7 +738,11 @@ mod tests {
         // bra.s F ; sub.w ; blt.s L ; F: move.w %d3,%d1 ; L: slt %d3 ; rts
         let code = words(&[0x6004, 0x9843, 0x6D02, 0x3203, 0x5DC3, 0x4E75]);
         let base = 0x1000;
-        let syms = [Symbol { name: "f".into(), addr: base, size: code.len() as u32 }];
+        let syms = [Symbol {
+            name: "f".into(),
+            addr: base,
+            size: code.len() as u32,
+        }];
         assert!(join_hazards(&code, base, &syms).is_empty());
     }
 }

@@ -233,7 +233,11 @@ enum Field {
 
 /// Decode `code` by linear sweep; any undecodable word, truncation or desync is an error,
 /// since rewriting code we cannot fully decode would be guesswork.
-pub(crate) fn clean_sweep(code: &[u8], base: u32, symbols: &[Symbol]) -> Result<Vec<Insn>, RelayoutError> {
+pub(crate) fn clean_sweep(
+    code: &[u8],
+    base: u32,
+    symbols: &[Symbol],
+) -> Result<Vec<Insn>, RelayoutError> {
     let sw = sweep(code, base, symbols);
     if let Some((addr, text, why)) = sw.problems.first() {
         return Err(RelayoutError::Decode {
@@ -799,7 +803,11 @@ pub struct Unrepaired {
 impl Unrepaired {
     /// The same finding at its addresses after the relayout `next`.
     fn moved(self, next: &Relaid) -> Unrepaired {
-        Unrepaired { copy: next.map(self.copy), consumer: next.map(self.consumer), why: self.why }
+        Unrepaired {
+            copy: next.map(self.copy),
+            consumer: next.map(self.consumer),
+            why: self.why,
+        }
     }
 }
 
@@ -943,13 +951,19 @@ fn join_repair(
         }
     }
     if end <= ci {
-        return Err(format!("`{}` at a join cannot be moved before the copy", insns[end.min(ci)].text));
+        return Err(format!(
+            "`{}` at a join cannot be moved before the copy",
+            insns[end.min(ci)].text
+        ));
     }
     if let Some(next) = insns.get(end)
         && !next.reads.is_empty()
         && bcc.is_none()
     {
-        return Err(format!("`{}` after the run at a join also reads the flags", next.text));
+        return Err(format!(
+            "`{}` after the run at a join also reads the flags",
+            next.text
+        ));
     }
     let run = &insns[mi + 1..end];
     let mr = regs(operands(&m.text));
@@ -968,7 +982,9 @@ fn join_repair(
             && scc_dreg(s) == Some(a)
             && exg.is_none()
         {
-            with.push(Piece::Bytes(((s.words[0] & 0xFFF8) | b).to_be_bytes().to_vec()));
+            with.push(Piece::Bytes(
+                ((s.words[0] & 0xFFF8) | b).to_be_bytes().to_vec(),
+            ));
             exg = Some((a, b));
             continue;
         }
@@ -1088,7 +1104,10 @@ fn repair_pass(
                     });
                     if !tramp.is_empty() {
                         next_label += 1;
-                        tramps.entry(tramp_at_of(c_addr, ci)).or_default().extend(tramp);
+                        tramps
+                            .entry(tramp_at_of(c_addr, ci))
+                            .or_default()
+                            .extend(tramp);
                     }
                     report.repaired.push((m_addr, c_addr));
                 }
@@ -1225,8 +1244,16 @@ fn remap_symbols(functions: &[Symbol], relaid: &Relaid) -> Vec<Symbol> {
         .iter()
         .map(|f| {
             let addr = relaid.map(f.addr);
-            let size = if f.size == 0 { 0 } else { relaid.map(f.addr + f.size) - addr };
-            Symbol { name: f.name.clone(), addr, size }
+            let size = if f.size == 0 {
+                0
+            } else {
+                relaid.map(f.addr + f.size) - addr
+            };
+            Symbol {
+                name: f.name.clone(),
+                addr,
+                size,
+            }
         })
         .collect()
 }
@@ -1288,7 +1315,9 @@ pub fn repair_flag_hazards(
     )?;
     if !join.repaired.is_empty() {
         report.repaired.extend(join.repaired);
-        report.unrepaired.extend(join.unrepaired.into_iter().map(|u| u.moved(&next)));
+        report
+            .unrepaired
+            .extend(join.unrepaired.into_iter().map(|u| u.moved(&next)));
         report.passes += 1;
         relaid = relaid.then(next);
     } else {
@@ -1315,7 +1344,9 @@ pub fn repair_flag_hazards(
             .filter(|u| !fixed.contains(&u.consumer))
             .collect();
         report.repaired.extend(paths.repaired);
-        report.unrepaired.extend(paths.unrepaired.into_iter().map(|u| u.moved(&next)));
+        report
+            .unrepaired
+            .extend(paths.unrepaired.into_iter().map(|u| u.moved(&next)));
         report.passes += 1;
         relaid = relaid.then(next);
     } else {
@@ -1324,12 +1355,17 @@ pub fn repair_flag_hazards(
     // A hazard one pass left may have been mended by a later one: report only those the
     // verifier still sees in the result.
     let syms = remap_symbols(functions, &relaid);
-    let left: BTreeSet<u32> = super::verify::verify(&relaid.image[..relaid.code_len as usize], base, super::Cpu::M68000, &syms)
-        .findings
-        .iter()
-        .filter(|f| f.rule == super::Rule::FlagHazard)
-        .map(|f| f.addr)
-        .collect();
+    let left: BTreeSet<u32> = super::verify::verify(
+        &relaid.image[..relaid.code_len as usize],
+        base,
+        super::Cpu::M68000,
+        &syms,
+    )
+    .findings
+    .iter()
+    .filter(|f| f.rule == super::Rule::FlagHazard)
+    .map(|f| f.addr)
+    .collect();
     report.unrepaired.retain(|u| left.contains(&u.consumer));
     report.growth = relaid.code_len - code_len;
     Ok((relaid, report))

@@ -107,7 +107,11 @@ impl VerifyReport {
             .filter(|&(_, n)| n > 0)
             .map(|(r, n)| format!("{n} {r}"))
             .collect();
-        if parts.is_empty() { "clean".to_string() } else { parts.join(", ") }
+        if parts.is_empty() {
+            "clean".to_string()
+        } else {
+            parts.join(", ")
+        }
     }
 
     /// The findings under `rule`.
@@ -347,8 +351,16 @@ pub fn verify(code: &[u8], base: u32, cpu: Cpu, symbols: &[Symbol]) -> VerifyRep
                 "condition `{}` reads flags that come from the arithmetic at {} on one path and \
                  from the register copies at {} on another (LLVM M68k's copies clobber the flags)",
                 c.cond().map_or("?", |c| c.name()),
-                h.producers.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", "),
-                h.copies.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", "),
+                h.producers
+                    .iter()
+                    .map(|a| format!("{a:#x}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                h.copies
+                    .iter()
+                    .map(|a| format!("{a:#x}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             );
             add(c.addr, &c.text, Rule::FlagHazard, message);
         }
@@ -536,8 +548,13 @@ fn unconsumed_producer(
         let p = &insns[k];
         // An earlier branch on the same flag bits means the producer's flags are wanted
         // again; a branch on other bits (`subq ; bcs ; move ; beq`) ends the search.
-        let branch_on_flags = matches!(p.kind, Kind::Bcc(..)) && p.flags.writes.is_empty() && p.reads.intersects(bits);
-        if p.flags.class == FlagClass::Unknown || p.flow.is_call || (!p.reads.is_empty() && !branch_on_flags) {
+        let branch_on_flags = matches!(p.kind, Kind::Bcc(..))
+            && p.flags.writes.is_empty()
+            && p.reads.intersects(bits);
+        if p.flags.class == FlagClass::Unknown
+            || p.flow.is_call
+            || (!p.reads.is_empty() && !branch_on_flags)
+        {
             return None;
         }
         passed_branch |= branch_on_flags;
@@ -550,7 +567,11 @@ fn unconsumed_producer(
 
 /// Whether a copy's source operand is in memory (`move.l (%a0),%d0`, `move.w 4(%a1),%d2`).
 fn loads_memory(insn: &Insn) -> bool {
-    let ops = insn.text.split_once(' ').map(|(_, o)| o.trim()).unwrap_or("");
+    let ops = insn
+        .text
+        .split_once(' ')
+        .map(|(_, o)| o.trim())
+        .unwrap_or("");
     let mut depth = 0;
     for (i, c) in ops.char_indices() {
         match c {

@@ -25,12 +25,10 @@ use super::fork::{Resource, ResourceFork};
 /// The start-up stub (`stub/app_start.S`, assembled with `m68k-linux-gnu-as -m68000`; the
 /// ignored test `stub_matches_its_source` re-assembles it and compares).
 pub const STUB: [u16; 54] = [
-    0x43FA, 0x006A, 0x41E9, 0x000C, 0x4A69, 0x0008, 0x6652, 0x337C,
-    0x0001, 0x0008, 0x2208, 0x2248, 0xD3FA, 0x0056, 0x7000, 0x1019,
-    0x6728, 0x6B0A, 0x5340, 0xD080, 0xD1C0, 0xD398, 0x60EE, 0x0C00,
-    0x00FF, 0x670A, 0x0240, 0x007F, 0xE148, 0x1019, 0x60E8, 0x7403,
-    0xE188, 0x1019, 0x51CA, 0xFFFA, 0x60DE, 0x303C, 0xA198, 0xA346,
-    0x2248, 0x303C, 0xA89F, 0xA746, 0xB3C8, 0x6704, 0x7001, 0xA198,
+    0x43FA, 0x006A, 0x41E9, 0x000C, 0x4A69, 0x0008, 0x6652, 0x337C, 0x0001, 0x0008, 0x2208, 0x2248,
+    0xD3FA, 0x0056, 0x7000, 0x1019, 0x6728, 0x6B0A, 0x5340, 0xD080, 0xD1C0, 0xD398, 0x60EE, 0x0C00,
+    0x00FF, 0x670A, 0x0240, 0x007F, 0xE148, 0x1019, 0x60E8, 0x7403, 0xE188, 0x1019, 0x51CA, 0xFFFA,
+    0x60DE, 0x303C, 0xA198, 0xA346, 0x2248, 0x303C, 0xA89F, 0xA746, 0xB3C8, 0x6704, 0x7001, 0xA198,
     0x41FA, 0x000A, 0x2010, 0x41F0, 0x080C, 0x4ED0,
 ];
 /// Bytes of the near segment header.
@@ -73,16 +71,29 @@ pub fn code0() -> Vec<u8> {
 /// the export control goes to (the application's main; it must end with `_ExitToShell`).
 pub fn code1(image: &FlatImage, entry: &str) -> Result<Vec<u8>> {
     let Some(entry_offset) = image.export(entry) else {
-        bail!("the image exports no `{entry}` (exports: {:?})", image.exports.iter().map(|e| &e.name).collect::<Vec<_>>());
+        bail!(
+            "the image exports no `{entry}` (exports: {:?})",
+            image.exports.iter().map(|e| &e.name).collect::<Vec<_>>()
+        );
     };
-    let code_len = if image.code_len == 0 { image.image.len() as u32 } else { image.code_len };
+    let code_len = if image.code_len == 0 {
+        image.image.len() as u32
+    } else {
+        image.code_len
+    };
     if entry_offset % 2 != 0 || entry_offset >= code_len {
-        bail!("entry `{entry}` at {entry_offset:#x} is not an even offset in the {code_len}-byte code");
+        bail!(
+            "entry `{entry}` at {entry_offset:#x} is not an even offset in the {code_len}-byte code"
+        );
     }
     if image.cpu > 68000 && image.cpu != 0 {
-        bail!("the image is built for the {}; an application for every 68k Mac must be 68000 code", image.cpu);
+        bail!(
+            "the image is built for the {}; an application for every 68k Mac must be 68000 code",
+            image.cpu
+        );
     }
-    decode_relocs(&image.relocs, image.image.len() as u32).map_err(|e| anyhow::anyhow!("bad relocation table: {e}"))?;
+    decode_relocs(&image.relocs, image.image.len() as u32)
+        .map_err(|e| anyhow::anyhow!("bad relocation table: {e}"))?;
     if image.image.len() % 2 != 0 {
         bail!("image length {} is odd", image.image.len());
     }
@@ -105,9 +116,16 @@ pub fn code1(image: &FlatImage, entry: &str) -> Result<Vec<u8>> {
 /// The application's resource fork: `CODE` 0 and 1 from `image` plus `resources` (which
 /// must not hold `CODE` resources). `CODE` 1 is marked locked and preloaded? No: the
 /// Segment Loader loads and locks it; both are written without attributes (as Retro68 does).
-pub fn application_fork(image: &FlatImage, entry: &str, resources: &ResourceFork) -> Result<ResourceFork> {
+pub fn application_fork(
+    image: &FlatImage,
+    entry: &str,
+    resources: &ResourceFork,
+) -> Result<ResourceFork> {
     if let Some(r) = resources.resources.iter().find(|r| &r.rtype == b"CODE") {
-        bail!("the resource source defines CODE {}; CODE resources come from the image", r.id);
+        bail!(
+            "the resource source defines CODE {}; CODE resources come from the image",
+            r.id
+        );
     }
     let mut fork = resources.clone();
     fork.add(Resource::new(*b"CODE", 0, code0()));
@@ -166,7 +184,10 @@ mod tests {
             image: img,
             bss_len: 4,
             relocs: encode_relocs(&[2, 8]).unwrap(),
-            exports: vec![Export { name: "main".into(), offset: 0 }],
+            exports: vec![Export {
+                name: "main".into(),
+                offset: 0,
+            }],
             cpu: 68000,
             code_len: 8,
         }
@@ -176,7 +197,10 @@ mod tests {
     fn code0_layout() {
         assert_eq!(
             code0(),
-            [0, 0, 0, 0x28, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0x20, 0, 0, 0x3F, 0x3C, 0, 1, 0xA9, 0xF0]
+            [
+                0, 0, 0, 0x28, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0x20, 0, 0, 0x3F, 0x3C, 0, 1, 0xA9,
+                0xF0
+            ]
         );
     }
 
@@ -191,7 +215,11 @@ mod tests {
         let p = SEGMENT_HEADER_LEN + STUB_LEN;
         assert_eq!(&c[p..p + 12], &[0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0]);
         assert_eq!(&c[IMAGE_OFFSET..IMAGE_OFFSET + 12], &img.image[..]);
-        assert_eq!(&c[IMAGE_OFFSET + 12..IMAGE_OFFSET + 16], &[0; 4], "bss stored as zeros");
+        assert_eq!(
+            &c[IMAGE_OFFSET + 12..IMAGE_OFFSET + 16],
+            &[0; 4],
+            "bss stored as zeros"
+        );
         assert_eq!(&c[IMAGE_OFFSET + 16..], &img.relocs[..]);
         assert!(code1(&img, "nope").is_err());
         let mut bad = img.clone();
@@ -202,7 +230,11 @@ mod tests {
     #[test]
     fn fork_and_macbinary() {
         let mut res = ResourceFork::new();
-        res.add(Resource::new(*b"SIZE", -1, super::super::types::size(0x80, 1 << 20, 1 << 19).unwrap()));
+        res.add(Resource::new(
+            *b"SIZE",
+            -1,
+            super::super::types::size(0x80, 1 << 20, 1 << 19).unwrap(),
+        ));
         let fork = application_fork(&image(), "main", &res).unwrap();
         let bytes = fork.to_bytes().unwrap();
         let back = ResourceFork::parse(&bytes).unwrap();
@@ -212,13 +244,25 @@ mod tests {
         with_code.add(Resource::new(*b"CODE", 2, vec![]));
         assert!(application_fork(&image(), "main", &with_code).is_err());
 
-        let file = AppFile { name: b"Ferrite Setup".to_vec(), creator: *b"FRRT", created: 1, modified: 2 };
+        let file = AppFile {
+            name: b"Ferrite Setup".to_vec(),
+            creator: *b"FRRT",
+            created: 1,
+            modified: 2,
+        };
         let mb = macbinary(&file, &fork).unwrap();
         assert_eq!(mb[1], 13);
         assert_eq!(&mb[65..73], b"APPLFRRT");
-        assert_eq!((mb[73], mb[101]), (0x20, 0x00), "hasBundle in the high byte");
+        assert_eq!(
+            (mb[73], mb[101]),
+            (0x20, 0x00),
+            "hasBundle in the high byte"
+        );
         assert_eq!(&mb[83..87], &[0; 4], "empty data fork");
-        assert_eq!(u32::from_be_bytes(mb[87..91].try_into().unwrap()) as usize, bytes.len());
+        assert_eq!(
+            u32::from_be_bytes(mb[87..91].try_into().unwrap()) as usize,
+            bytes.len()
+        );
         assert_eq!((mb[122], mb[123]), (129, 129));
         let crc = macbinary::crc16_xmodem(&mb[..124]);
         assert_eq!(u16::from_be_bytes([mb[124], mb[125]]), crc);
@@ -226,17 +270,35 @@ mod tests {
         assert_eq!(&mb[128..128 + bytes.len()], &bytes[..]);
         let parsed = macbinary::parse(&mb).unwrap();
         assert_eq!(parsed.rsrc, bytes);
-        assert!(macbinary(&AppFile { name: vec![b'x'; 32], ..file }, &fork).is_err());
+        assert!(
+            macbinary(
+                &AppFile {
+                    name: vec![b'x'; 32],
+                    ..file
+                },
+                &fork
+            )
+            .is_err()
+        );
     }
 
     #[test]
     #[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
     fn stub_matches_its_source() {
-        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/stub/app_start.S")).unwrap();
+        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/stub/app_start.S"))
+            .unwrap();
         let img = crate::asm::assemble_flat("app_start", &src).unwrap();
-        let words: Vec<u16> = img.image.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
+        let words: Vec<u16> = img
+            .image
+            .chunks(2)
+            .map(|c| u16::from_be_bytes([c[0], c[1]]))
+            .collect();
         assert_eq!(&words[..STUB.len()], &STUB[..]);
-        assert_eq!(img.image.len(), STUB_LEN, "the stub ends at `params` (4-aligned)");
+        assert_eq!(
+            img.image.len(),
+            STUB_LEN,
+            "the stub ends at `params` (4-aligned)"
+        );
         assert!(img.relocs == [0], "the stub is position-independent");
     }
 }

@@ -53,7 +53,10 @@
 //!   default mask fills each row from its first to its last black pixel).
 //! * any other type (e.g. the signature resource): `hex …`, `pstring "…"`, `text "…"`.
 
-use super::fork::{RES_LOCKED, RES_PRELOAD, RES_PROTECTED, RES_PURGEABLE, RES_SYS_HEAP, ResType, Resource, ResourceFork};
+use super::fork::{
+    RES_LOCKED, RES_PRELOAD, RES_PROTECTED, RES_PURGEABLE, RES_SYS_HEAP, ResType, Resource,
+    ResourceFork,
+};
 use super::types::{self, DialogItem, MenuItem, Rect, Vers, WindowTemplate};
 
 /// A compile error with its line.
@@ -85,15 +88,65 @@ pub fn mac_roman(s: &str) -> Result<Vec<u8>, String> {
         .map(|c| {
             Ok(match c {
                 '\0'..='\x7F' => c as u8,
-                'Ä' => 0x80, 'Å' => 0x81, 'Ç' => 0x82, 'É' => 0x83, 'Ñ' => 0x84, 'Ö' => 0x85, 'Ü' => 0x86,
-                'á' => 0x87, 'à' => 0x88, 'â' => 0x89, 'ä' => 0x8A, 'ã' => 0x8B, 'å' => 0x8C, 'ç' => 0x8D,
-                'é' => 0x8E, 'è' => 0x8F, 'ê' => 0x90, 'ë' => 0x91, 'í' => 0x92, 'ì' => 0x93, 'î' => 0x94,
-                'ï' => 0x95, 'ñ' => 0x96, 'ó' => 0x97, 'ò' => 0x98, 'ô' => 0x99, 'ö' => 0x9A, 'õ' => 0x9B,
-                'ú' => 0x9C, 'ù' => 0x9D, 'û' => 0x9E, 'ü' => 0x9F, '†' => 0xA0, '°' => 0xA1, '•' => 0xA5,
-                'ß' => 0xA7, '®' => 0xA8, '©' => 0xA9, '™' => 0xAA, '≠' => 0xAD, '∞' => 0xB0, '≤' => 0xB2,
-                '≥' => 0xB3, '…' => 0xC9, '\u{A0}' => 0xCA, '–' => 0xD0, '—' => 0xD1, '“' => 0xD2,
-                '”' => 0xD3, '‘' => 0xD4, '’' => 0xD5, '◊' => 0xD7, '\u{F8FF}' => 0xF0,
-                _ => return Err(format!("character {c:?} (U+{:04X}) has no Mac Roman mapping here", c as u32)),
+                'Ä' => 0x80,
+                'Å' => 0x81,
+                'Ç' => 0x82,
+                'É' => 0x83,
+                'Ñ' => 0x84,
+                'Ö' => 0x85,
+                'Ü' => 0x86,
+                'á' => 0x87,
+                'à' => 0x88,
+                'â' => 0x89,
+                'ä' => 0x8A,
+                'ã' => 0x8B,
+                'å' => 0x8C,
+                'ç' => 0x8D,
+                'é' => 0x8E,
+                'è' => 0x8F,
+                'ê' => 0x90,
+                'ë' => 0x91,
+                'í' => 0x92,
+                'ì' => 0x93,
+                'î' => 0x94,
+                'ï' => 0x95,
+                'ñ' => 0x96,
+                'ó' => 0x97,
+                'ò' => 0x98,
+                'ô' => 0x99,
+                'ö' => 0x9A,
+                'õ' => 0x9B,
+                'ú' => 0x9C,
+                'ù' => 0x9D,
+                'û' => 0x9E,
+                'ü' => 0x9F,
+                '†' => 0xA0,
+                '°' => 0xA1,
+                '•' => 0xA5,
+                'ß' => 0xA7,
+                '®' => 0xA8,
+                '©' => 0xA9,
+                '™' => 0xAA,
+                '≠' => 0xAD,
+                '∞' => 0xB0,
+                '≤' => 0xB2,
+                '≥' => 0xB3,
+                '…' => 0xC9,
+                '\u{A0}' => 0xCA,
+                '–' => 0xD0,
+                '—' => 0xD1,
+                '“' => 0xD2,
+                '”' => 0xD3,
+                '‘' => 0xD4,
+                '’' => 0xD5,
+                '◊' => 0xD7,
+                '\u{F8FF}' => 0xF0,
+                _ => {
+                    return Err(format!(
+                        "character {c:?} (U+{:04X}) has no Mac Roman mapping here",
+                        c as u32
+                    ));
+                }
             })
         })
         .collect()
@@ -131,10 +184,16 @@ fn tokenize(line: &str) -> Result<Vec<Tok>, String> {
                             Some('\\') => bytes.push(b'\\'),
                             Some('x') => {
                                 let h: String = [it.next(), it.next()].iter().flatten().collect();
-                                let v = u8::from_str_radix(&h, 16).map_err(|_| format!("bad escape \\x{h}"))?;
+                                let v = u8::from_str_radix(&h, 16)
+                                    .map_err(|_| format!("bad escape \\x{h}"))?;
                                 bytes.push(v);
                             }
-                            other => return Err(format!("unknown escape \\{}", other.map_or(String::new(), |c| c.to_string()))),
+                            other => {
+                                return Err(format!(
+                                    "unknown escape \\{}",
+                                    other.map_or(String::new(), |c| c.to_string())
+                                ));
+                            }
                         },
                         c => bytes.extend(mac_roman(c.encode_utf8(&mut [0; 4]))?),
                     }
@@ -197,7 +256,9 @@ pub fn number(w: &str) -> Result<i64, String> {
 
 fn restype(w: &str) -> Result<ResType, String> {
     let b = mac_roman(w)?;
-    b.try_into().map_err(|_| format!("`{w}` is not a four-character type (quote types with spaces: 'STR ')"))
+    b.try_into().map_err(|_| {
+        format!("`{w}` is not a four-character type (quote types with spaces: 'STR ')")
+    })
 }
 
 /// The statements of one line, with helpers that name what was expected.
@@ -222,7 +283,10 @@ impl<'a> Args<'a> {
                 self.pos += 1;
                 Ok(s.clone())
             }
-            other => Err(format!("expected {what} (a \"string\"), found {}", show(other))),
+            other => Err(format!(
+                "expected {what} (a \"string\"), found {}",
+                show(other)
+            )),
         }
     }
     fn int<T: TryFrom<i64>>(&mut self, what: &str) -> Result<T, String> {
@@ -231,7 +295,12 @@ impl<'a> Args<'a> {
         T::try_from(v).map_err(|_| format!("{what} {v} is out of range"))
     }
     fn rect(&mut self) -> Result<Rect, String> {
-        Ok(Rect::new(self.int("top")?, self.int("left")?, self.int("bottom")?, self.int("right")?))
+        Ok(Rect::new(
+            self.int("top")?,
+            self.int("left")?,
+            self.int("bottom")?,
+            self.int("right")?,
+        ))
     }
     fn peek_word(&self) -> Option<&str> {
         match self.toks.get(self.pos) {
@@ -243,7 +312,11 @@ impl<'a> Args<'a> {
         self.pos >= self.toks.len()
     }
     fn end(&self) -> Result<(), String> {
-        if self.done() { Ok(()) } else { Err(format!("unexpected {}", show(self.toks.get(self.pos)))) }
+        if self.done() {
+            Ok(())
+        } else {
+            Err(format!("unexpected {}", show(self.toks.get(self.pos))))
+        }
     }
     fn char(&mut self, what: &str) -> Result<u8, String> {
         let w = match self.toks.get(self.pos) {
@@ -286,9 +359,14 @@ pub fn compile(source: &str) -> Result<ResourceFork, CompileError> {
             continue;
         }
         if toks.last() != Some(&Tok::Open) {
-            return Err(err("a resource starts with `TYPE ID [name \"…\"] [attributes] {`".into()));
+            return Err(err(
+                "a resource starts with `TYPE ID [name \"…\"] [attributes] {`".into(),
+            ));
         }
-        let mut a = Args { toks: &toks[..toks.len() - 1], pos: 0 };
+        let mut a = Args {
+            toks: &toks[..toks.len() - 1],
+            pos: 0,
+        };
         let rtype = restype(&a.word("a resource type").map_err(err)?).map_err(err)?;
         let id: i16 = a.int("resource ID").map_err(err)?;
         let mut name = None;
@@ -308,7 +386,10 @@ pub fn compile(source: &str) -> Result<ResourceFork, CompileError> {
                 other => return Err(err(format!("unknown attribute `{other}`"))),
             };
         }
-        let mut body = Body { lines: Vec::new(), _p: Default::default() };
+        let mut body = Body {
+            lines: Vec::new(),
+            _p: Default::default(),
+        };
         let mut closed = false;
         for (bl, l) in lines.by_ref() {
             let t = tokenize(l).map_err(|message| CompileError { line: bl, message })?;
@@ -317,21 +398,39 @@ pub fn compile(source: &str) -> Result<ResourceFork, CompileError> {
                 break;
             }
             if t.contains(&Tok::Close) || t.contains(&Tok::Open) {
-                return Err(CompileError { line: bl, message: "braces go alone: `}` on its own line ends a resource".into() });
+                return Err(CompileError {
+                    line: bl,
+                    message: "braces go alone: `}` on its own line ends a resource".into(),
+                });
             }
             if !t.is_empty() {
                 body.lines.push((bl, t));
             }
         }
         if !closed {
-            return Err(err(format!("resource '{}' {id} has no closing `}}`", super::fork::show_type(&rtype))));
+            return Err(err(format!(
+                "resource '{}' {id} has no closing `}}`",
+                super::fork::show_type(&rtype)
+            )));
         }
-        let data = compile_body(&rtype, id, &body).map_err(|(line, message)| CompileError { line: line.unwrap_or(ln), message })?;
-        fork.add(Resource { rtype, id, name, attributes, data });
+        let data = compile_body(&rtype, id, &body).map_err(|(line, message)| CompileError {
+            line: line.unwrap_or(ln),
+            message,
+        })?;
+        fork.add(Resource {
+            rtype,
+            id,
+            name,
+            attributes,
+            data,
+        });
     }
     // Duplicates are a source error too.
     if let Err(e) = fork.to_bytes() {
-        return Err(CompileError { line: 0, message: e.to_string() });
+        return Err(CompileError {
+            line: 0,
+            message: e.to_string(),
+        });
     }
     Ok(fork)
 }
@@ -371,9 +470,17 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                     }
                     "id" => menu_id = a.int("menu ID")?,
                     "disabled" => enabled = false,
-                    "separator" => items.push(MenuItem { text: b"-".to_vec(), enabled: false, ..Default::default() }),
+                    "separator" => items.push(MenuItem {
+                        text: b"-".to_vec(),
+                        enabled: false,
+                        ..Default::default()
+                    }),
                     "item" => {
-                        let mut it = MenuItem { text: a.string("the item text")?, enabled: true, ..Default::default() };
+                        let mut it = MenuItem {
+                            text: a.string("the item text")?,
+                            enabled: true,
+                            ..Default::default()
+                        };
                         while !a.done() {
                             match a.word("an item option")?.as_str() {
                                 "key" => it.key = a.char("the key")?,
@@ -406,7 +513,11 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
         }
         b"WIND" | b"DLOG" => {
             let is_dlog = rtype == b"DLOG";
-            let mut w = WindowTemplate { proc_id: if is_dlog { 1 } else { 0 }, visible: true, ..Default::default() };
+            let mut w = WindowTemplate {
+                proc_id: if is_dlog { 1 } else { 0 },
+                visible: true,
+                ..Default::default()
+            };
             let mut rect = false;
             let mut ditl = None;
             each!(|kw, a| {
@@ -419,7 +530,8 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                         let p = a.word("a window definition")?;
                         w.proc_id = match types::proc_id_by_name(&p) {
                             Some(v) => v,
-                            None => i16::try_from(number(&p)?).map_err(|_| "procID out of range".to_string())?,
+                            None => i16::try_from(number(&p)?)
+                                .map_err(|_| "procID out of range".to_string())?,
                         };
                     }
                     "visible" => w.visible = true,
@@ -431,11 +543,17 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                         let p = a.word("a position")?;
                         w.position = Some(match types::position::by_name(&p) {
                             Some(v) => v,
-                            None => u16::try_from(number(&p)?).map_err(|_| "position out of range".to_string())?,
+                            None => u16::try_from(number(&p)?)
+                                .map_err(|_| "position out of range".to_string())?,
                         });
                     }
                     "ditl" if is_dlog => ditl = Some(a.int("DITL ID")?),
-                    o => return Err(format!("unknown {} statement `{o}`", if is_dlog { "DLOG" } else { "WIND" })),
+                    o => {
+                        return Err(format!(
+                            "unknown {} statement `{o}`",
+                            if is_dlog { "DLOG" } else { "WIND" }
+                        ));
+                    }
                 }
             });
             if !rect {
@@ -459,7 +577,8 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                         let p = a.word("a position")?;
                         position = Some(match types::position::by_name(&p) {
                             Some(v) => v,
-                            None => u16::try_from(number(&p)?).map_err(|_| "position out of range".to_string())?,
+                            None => u16::try_from(number(&p)?)
+                                .map_err(|_| "position out of range".to_string())?,
                         });
                     }
                     o => return Err(format!("unknown ALRT statement `{o}`")),
@@ -488,7 +607,9 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                 let rect = a.rect()?;
                 let data = match kind {
                     item::USER => Vec::new(),
-                    item::ICON | item::PICTURE | item::RES_CONTROL => a.int::<i16>("resource ID")?.to_be_bytes().to_vec(),
+                    item::ICON | item::PICTURE | item::RES_CONTROL => {
+                        a.int::<i16>("resource ID")?.to_be_bytes().to_vec()
+                    }
                     _ => a.string("the item text")?,
                 };
                 let mut disabled = false;
@@ -496,7 +617,12 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                     a.pos += 1;
                     disabled = true;
                 }
-                items.push(DialogItem { rect, kind, disabled, data });
+                items.push(DialogItem {
+                    rect,
+                    kind,
+                    disabled,
+                    data,
+                });
             });
             types::ditl(&items).map_err(whole)
         }
@@ -504,7 +630,9 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
             let mut strings = Vec::new();
             each!(|kw, a| {
                 if kw != "string" {
-                    return Err(format!("unknown statement `{kw}` (expected `string \"…\"`)"));
+                    return Err(format!(
+                        "unknown statement `{kw}` (expected `string \"…\"`)"
+                    ));
                 }
                 strings.push(a.string("the string")?);
             });
@@ -520,7 +648,16 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
             }
         }
         b"vers" => {
-            let mut v = Vers { major: 0, minor: 0, bug: 0, stage: types::stage::RELEASE, prerelease: 0, region: 0, short: vec![], long: vec![] };
+            let mut v = Vers {
+                major: 0,
+                minor: 0,
+                bug: 0,
+                stage: types::stage::RELEASE,
+                prerelease: 0,
+                region: 0,
+                short: vec![],
+                long: vec![],
+            };
             each!(|kw, a| {
                 match kw.as_str() {
                     "version" => {
@@ -529,7 +666,11 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                         if parts.is_empty() || parts.len() > 3 {
                             return Err(format!("`{w}` is not MAJOR.MINOR.BUG"));
                         }
-                        let n = |i: usize| -> Result<u8, String> { parts.get(i).map_or(Ok(0), |p| p.parse().map_err(|_| format!("`{p}` is not a number"))) };
+                        let n = |i: usize| -> Result<u8, String> {
+                            parts.get(i).map_or(Ok(0), |p| {
+                                p.parse().map_err(|_| format!("`{p}` is not a number"))
+                            })
+                        };
                         (v.major, v.minor, v.bug) = (n(0)?, n(1)?, n(2)?);
                     }
                     "stage" => {
@@ -559,7 +700,8 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                             let w = a.word("a flag")?;
                             flags |= match types::size_flags::by_name(&w) {
                                 Some(f) => f,
-                                None => u16::try_from(number(&w)?).map_err(|_| "flags out of range".to_string())?,
+                                None => u16::try_from(number(&w)?)
+                                    .map_err(|_| "flags out of range".to_string())?,
                             };
                         }
                     }
@@ -579,7 +721,11 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                 match kw.as_str() {
                     "signature" => {
                         let t = restype(&a.word("the signature")?)?;
-                        let sid = if a.done() { 0 } else { a.int("signature resource ID")? };
+                        let sid = if a.done() {
+                            0
+                        } else {
+                            a.int("signature resource ID")?
+                        };
                         sig = Some((t, sid));
                     }
                     "map" => {
@@ -606,7 +752,12 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                     o => return Err(format!("unknown FREF statement `{o}`")),
                 }
             });
-            types::fref(t.ok_or_else(|| whole("FREF needs `type`".into()))?, icon, &name).map_err(whole)
+            types::fref(
+                t.ok_or_else(|| whole("FREF needs `type`".into()))?,
+                icon,
+                &name,
+            )
+            .map_err(whole)
         }
         b"ICN#" => {
             let (mut rows, mut masks) = (Vec::new(), Vec::new());
@@ -620,15 +771,33 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                 }
             });
             if rows.len() != 32 || !(masks.is_empty() || masks.len() == 32) {
-                return Err(whole(format!("ICN# needs 32 `row` lines (has {}) and 0 or 32 `maskrow` lines (has {})", rows.len(), masks.len())));
+                return Err(whole(format!(
+                    "ICN# needs 32 `row` lines (has {}) and 0 or 32 `maskrow` lines (has {})",
+                    rows.len(),
+                    masks.len()
+                )));
             }
             if masks.is_empty() {
                 masks = rows
                     .iter()
-                    .map(|&r: &u32| if r == 0 { 0 } else { let hi = 31 - r.leading_zeros(); let lo = r.trailing_zeros(); (u32::MAX >> (31 - hi)) & (u32::MAX << lo) })
+                    .map(|&r: &u32| {
+                        if r == 0 {
+                            0
+                        } else {
+                            let hi = 31 - r.leading_zeros();
+                            let lo = r.trailing_zeros();
+                            (u32::MAX >> (31 - hi)) & (u32::MAX << lo)
+                        }
+                    })
                     .collect();
             }
-            let pack = |v: &[u32]| -> [u8; 128] { v.iter().flat_map(|r| r.to_be_bytes()).collect::<Vec<u8>>().try_into().unwrap() };
+            let pack = |v: &[u32]| -> [u8; 128] {
+                v.iter()
+                    .flat_map(|r| r.to_be_bytes())
+                    .collect::<Vec<u8>>()
+                    .try_into()
+                    .unwrap()
+            };
             Ok(types::icn(&pack(&rows), &pack(&masks)))
         }
         _ => {
@@ -642,13 +811,21 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
                                 return Err(format!("`{w}`: odd number of hex digits"));
                             }
                             for i in (0..w.len()).step_by(2) {
-                                out.push(u8::from_str_radix(&w[i..i + 2], 16).map_err(|_| format!("`{w}` is not hex"))?);
+                                out.push(
+                                    u8::from_str_radix(&w[i..i + 2], 16)
+                                        .map_err(|_| format!("`{w}` is not hex"))?,
+                                );
                             }
                         }
                     }
                     "pstring" => types::put_pstring(&mut out, &a.string("the string")?)?,
                     "text" => out.extend(a.string("the text")?),
-                    o => return Err(format!("unknown statement `{o}` for '{}' (use hex/pstring/text)", super::fork::show_type(rtype))),
+                    o => {
+                        return Err(format!(
+                            "unknown statement `{o}` for '{}' (use hex/pstring/text)",
+                            super::fork::show_type(rtype)
+                        ));
+                    }
                 }
             });
             Ok(out)
@@ -658,7 +835,10 @@ fn compile_body(rtype: &ResType, id: i16, body: &Body) -> BodyResult {
 
 fn icon_row(w: &str) -> Result<u32, String> {
     if w.chars().count() != 32 {
-        return Err(format!("an icon row has 32 pixels, `{w}` has {}", w.chars().count()));
+        return Err(format!(
+            "an icon row has 32 pixels, `{w}` has {}",
+            w.chars().count()
+        ));
     }
     w.chars().try_fold(0u32, |acc, c| match c {
         '#' | 'X' => Ok(acc << 1 | 1),
@@ -742,19 +922,47 @@ FRRT 0 {
     fn compiles_every_type() {
         let f = compile(SAMPLE).unwrap();
         let g = |t: &[u8; 4], id| f.get(t, id).unwrap().data.clone();
-        assert_eq!(g(b"MENU", 128), types::menu(128, b"\x14", &[MenuItem { text: b"About\xC9".to_vec(), enabled: true, ..Default::default() }, MenuItem { text: b"-".to_vec(), ..Default::default() }], true).unwrap());
-        assert_eq!(f.get(b"MENU", 129).unwrap().name.as_deref(), Some(&b"File"[..]));
+        assert_eq!(
+            g(b"MENU", 128),
+            types::menu(
+                128,
+                b"\x14",
+                &[
+                    MenuItem {
+                        text: b"About\xC9".to_vec(),
+                        enabled: true,
+                        ..Default::default()
+                    },
+                    MenuItem {
+                        text: b"-".to_vec(),
+                        ..Default::default()
+                    }
+                ],
+                true
+            )
+            .unwrap()
+        );
+        assert_eq!(
+            f.get(b"MENU", 129).unwrap().name.as_deref(),
+            Some(&b"File"[..])
+        );
         assert_eq!(&g(b"MENU", 129)[10..14], &[0, 0, 0, 3]);
         assert_eq!(g(b"MBAR", 128), vec![0, 2, 0, 128, 0, 129]);
         assert_eq!(g(b"WIND", 128)[8..14], [0, 0, 1, 0, 1, 0]);
         assert_eq!(f.get(b"DLOG", 129).unwrap().attributes, RES_PURGEABLE);
         assert_eq!(g(b"DLOG", 129).len(), 24);
-        assert_eq!(g(b"ALRT", 128), vec![0, 40, 0, 40, 0, 140, 1, 84, 0, 128, 0x55, 0x55]);
+        assert_eq!(
+            g(b"ALRT", 128),
+            vec![0, 40, 0, 40, 0, 140, 1, 84, 0, 128, 0x55, 0x55]
+        );
         assert_eq!(g(b"DITL", 128)[0..2], [0, 2]);
         assert_eq!(g(b"STR#", 128), vec![0, 2, 3, b'o', b'n', b'e', 1, 0xA9]);
         assert_eq!(g(b"STR ", 129), vec![1, b'x']);
         assert_eq!(g(b"vers", 1)[0..4], [0x00, 0x12, 0x60, 3]);
-        assert_eq!(g(b"SIZE", -1), vec![0x10, 0x80, 0, 0x10, 0, 0, 0, 0x08, 0, 0]);
+        assert_eq!(
+            g(b"SIZE", -1),
+            vec![0x10, 0x80, 0, 0x10, 0, 0, 0, 0x08, 0, 0]
+        );
         assert_eq!(g(b"BNDL", 128).len(), 4 + 2 + 2 + 2 * (4 + 2 + 4));
         assert_eq!(g(b"FREF", 128), b"APPL\0\0\0".to_vec());
         assert_eq!(g(b"FRRT", 0), b"\x0dFerrite Setup".to_vec());
@@ -764,7 +972,15 @@ FRRT 0 {
     fn icon_rows_and_default_mask() {
         let mut src = String::from("ICN# 128 {\n");
         for i in 0..32 {
-            let row: String = (0..32).map(|j| if i == 3 && (4..=6).contains(&j) || i == 3 && j == 10 { '#' } else { '.' }).collect();
+            let row: String = (0..32)
+                .map(|j| {
+                    if i == 3 && (4..=6).contains(&j) || i == 3 && j == 10 {
+                        '#'
+                    } else {
+                        '.'
+                    }
+                })
+                .collect();
             src += &format!("  row {row}\n");
         }
         src += "}\n";
@@ -772,7 +988,11 @@ FRRT 0 {
         let d = &f.get(b"ICN#", 128).unwrap().data;
         assert_eq!(d.len(), 256);
         assert_eq!(&d[12..16], &[0x0E, 0x20, 0, 0]);
-        assert_eq!(&d[128 + 12..128 + 16], &[0x0F, 0xE0, 0, 0], "mask spans pixels 4..=10");
+        assert_eq!(
+            &d[128 + 12..128 + 16],
+            &[0x0F, 0xE0, 0, 0],
+            "mask spans pixels 4..=10"
+        );
         assert!(d[..12].iter().all(|&b| b == 0));
     }
 

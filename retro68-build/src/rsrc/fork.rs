@@ -45,16 +45,32 @@ pub struct Resource {
 impl Resource {
     /// An unnamed resource with no attributes.
     pub fn new(rtype: ResType, id: i16, data: Vec<u8>) -> Resource {
-        Resource { rtype, id, name: None, attributes: 0, data }
+        Resource {
+            rtype,
+            id,
+            name: None,
+            attributes: 0,
+            data,
+        }
     }
 }
 
 /// Why a fork cannot be written or read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ForkError {
-    Duplicate { rtype: ResType, id: i16 },
-    NameTooLong { rtype: ResType, id: i16 },
-    BadAttributes { rtype: ResType, id: i16, attributes: u8 },
+    Duplicate {
+        rtype: ResType,
+        id: i16,
+    },
+    NameTooLong {
+        rtype: ResType,
+        id: i16,
+    },
+    BadAttributes {
+        rtype: ResType,
+        id: i16,
+        attributes: u8,
+    },
     /// The data area would pass 16 MiB (24-bit offsets).
     DataTooLarge(u64),
     /// The map would pass 64 KiB (16-bit offsets).
@@ -70,14 +86,24 @@ impl fmt::Display for ForkError {
                 write!(f, "two resources '{}' {id}", show_type(rtype))
             }
             ForkError::NameTooLong { rtype, id } => {
-                write!(f, "name of '{}' {id} is longer than 255 bytes", show_type(rtype))
+                write!(
+                    f,
+                    "name of '{}' {id} is longer than 255 bytes",
+                    show_type(rtype)
+                )
             }
-            ForkError::BadAttributes { rtype, id, attributes } => write!(
+            ForkError::BadAttributes {
+                rtype,
+                id,
+                attributes,
+            } => write!(
                 f,
                 "'{}' {id}: attributes {attributes:#04x} (resChanged, resSysRef and bit 0 are not for files we write)",
                 show_type(rtype)
             ),
-            ForkError::DataTooLarge(n) => write!(f, "resource data area of {n} bytes passes 16 MiB"),
+            ForkError::DataTooLarge(n) => {
+                write!(f, "resource data area of {n} bytes passes 16 MiB")
+            }
             ForkError::MapTooLarge(n) => write!(f, "resource map of {n} bytes passes 64 KiB"),
             ForkError::Malformed(why) => write!(f, "malformed resource fork: {why}"),
         }
@@ -89,7 +115,13 @@ impl std::error::Error for ForkError {}
 /// A type code as text (Mac Roman bytes shown as Latin-1; `\xNN` for control bytes).
 pub fn show_type(t: &ResType) -> String {
     t.iter()
-        .map(|&b| if (0x20..0x7F).contains(&b) { (b as char).to_string() } else { format!("\\x{b:02X}") })
+        .map(|&b| {
+            if (0x20..0x7F).contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("\\x{b:02X}")
+            }
+        })
         .collect()
 }
 
@@ -119,12 +151,19 @@ impl ResourceFork {
 
     /// Look a resource up.
     pub fn get(&self, rtype: &ResType, id: i16) -> Option<&Resource> {
-        self.resources.iter().find(|r| &r.rtype == rtype && r.id == id)
+        self.resources
+            .iter()
+            .find(|r| &r.rtype == rtype && r.id == id)
     }
 
     /// Types in map order (sorted).
     pub fn types(&self) -> Vec<ResType> {
-        self.resources.iter().map(|r| r.rtype).collect::<BTreeSet<_>>().into_iter().collect()
+        self.resources
+            .iter()
+            .map(|r| r.rtype)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
     }
 
     /// Write the fork: data at 0x100, the map right after the data, types and IDs sorted
@@ -134,15 +173,28 @@ impl ResourceFork {
         sorted.sort_by_key(|r| (r.rtype, r.id));
         for w in sorted.windows(2) {
             if w[0].rtype == w[1].rtype && w[0].id == w[1].id {
-                return Err(ForkError::Duplicate { rtype: w[0].rtype, id: w[0].id });
+                return Err(ForkError::Duplicate {
+                    rtype: w[0].rtype,
+                    id: w[0].id,
+                });
             }
         }
         for r in &sorted {
             if r.name.as_ref().is_some_and(|n| n.len() > 255) {
-                return Err(ForkError::NameTooLong { rtype: r.rtype, id: r.id });
+                return Err(ForkError::NameTooLong {
+                    rtype: r.rtype,
+                    id: r.id,
+                });
             }
-            if r.attributes & !(RES_SYS_HEAP | RES_PURGEABLE | RES_LOCKED | RES_PROTECTED | RES_PRELOAD) != 0 {
-                return Err(ForkError::BadAttributes { rtype: r.rtype, id: r.id, attributes: r.attributes });
+            if r.attributes
+                & !(RES_SYS_HEAP | RES_PURGEABLE | RES_LOCKED | RES_PROTECTED | RES_PRELOAD)
+                != 0
+            {
+                return Err(ForkError::BadAttributes {
+                    rtype: r.rtype,
+                    id: r.id,
+                    attributes: r.attributes,
+                });
             }
         }
         // Data area.
@@ -238,24 +290,39 @@ impl ResourceFork {
     pub fn parse(bytes: &[u8]) -> Result<ResourceFork, ForkError> {
         let bad = |why: String| ForkError::Malformed(why);
         if bytes.len() < 16 {
-            return Err(bad(format!("{} bytes is shorter than the 16-byte header", bytes.len())));
+            return Err(bad(format!(
+                "{} bytes is shorter than the 16-byte header",
+                bytes.len()
+            )));
         }
         let data_off = be32(bytes, 0) as usize;
         let map_off = be32(bytes, 4) as usize;
         let data_len = be32(bytes, 8) as usize;
         let map_len = be32(bytes, 12) as usize;
-        if data_off.checked_add(data_len).is_none_or(|e| e > bytes.len()) {
-            return Err(bad(format!("data area {data_off:#x}+{data_len:#x} passes the end ({:#x})", bytes.len())));
+        if data_off
+            .checked_add(data_len)
+            .is_none_or(|e| e > bytes.len())
+        {
+            return Err(bad(format!(
+                "data area {data_off:#x}+{data_len:#x} passes the end ({:#x})",
+                bytes.len()
+            )));
         }
-        if map_off.checked_add(map_len).is_none_or(|e| e > bytes.len()) || map_len < MAP_HEADER_LEN as usize + 2 {
-            return Err(bad(format!("map {map_off:#x}+{map_len:#x} passes the end or is too short")));
+        if map_off.checked_add(map_len).is_none_or(|e| e > bytes.len())
+            || map_len < MAP_HEADER_LEN as usize + 2
+        {
+            return Err(bad(format!(
+                "map {map_off:#x}+{map_len:#x} passes the end or is too short"
+            )));
         }
         let map = &bytes[map_off..map_off + map_len];
         let data = &bytes[data_off..data_off + data_len];
         let tl = be16(map, 24) as usize;
         let nl = be16(map, 26) as usize;
         if tl + 2 > map.len() || nl > map.len() {
-            return Err(bad(format!("type list {tl:#x} or name list {nl:#x} outside the map")));
+            return Err(bad(format!(
+                "type list {tl:#x} or name list {nl:#x} outside the map"
+            )));
         }
         let ntypes = be16(map, tl).wrapping_add(1) as usize;
         let mut resources = Vec::new();
@@ -270,30 +337,53 @@ impl ResourceFork {
             for k in 0..count {
                 let r = refs + 12 * k;
                 if r + 12 > map.len() {
-                    return Err(bad(format!("reference {k} of '{}' outside the map", show_type(&rtype))));
+                    return Err(bad(format!(
+                        "reference {k} of '{}' outside the map",
+                        show_type(&rtype)
+                    )));
                 }
                 let id = be16(map, r) as i16;
                 let name_off = be16(map, r + 2);
                 let attributes = map[r + 4];
                 let doff = (be32(map, r + 4) & 0x00FF_FFFF) as usize;
                 if doff + 4 > data.len() {
-                    return Err(bad(format!("'{}' {id}: data offset {doff:#x} outside the data area", show_type(&rtype))));
+                    return Err(bad(format!(
+                        "'{}' {id}: data offset {doff:#x} outside the data area",
+                        show_type(&rtype)
+                    )));
                 }
                 let len = be32(data, doff) as usize;
                 if doff + 4 + len > data.len() {
-                    return Err(bad(format!("'{}' {id}: {len} bytes pass the end of the data area", show_type(&rtype))));
+                    return Err(bad(format!(
+                        "'{}' {id}: {len} bytes pass the end of the data area",
+                        show_type(&rtype)
+                    )));
                 }
                 let name = if name_off == 0xFFFF {
                     None
                 } else {
                     let at = nl + name_off as usize;
-                    let n = *map.get(at).ok_or_else(|| bad(format!("'{}' {id}: name outside the map", show_type(&rtype))))? as usize;
+                    let n = *map.get(at).ok_or_else(|| {
+                        bad(format!(
+                            "'{}' {id}: name outside the map",
+                            show_type(&rtype)
+                        ))
+                    })? as usize;
                     if at + 1 + n > map.len() {
-                        return Err(bad(format!("'{}' {id}: name passes the end of the map", show_type(&rtype))));
+                        return Err(bad(format!(
+                            "'{}' {id}: name passes the end of the map",
+                            show_type(&rtype)
+                        )));
                     }
                     Some(map[at + 1..at + 1 + n].to_vec())
                 };
-                resources.push(Resource { rtype, id, name, attributes, data: data[doff + 4..doff + 4 + len].to_vec() });
+                resources.push(Resource {
+                    rtype,
+                    id,
+                    name,
+                    attributes,
+                    data: data[doff + 4..doff + 4 + len].to_vec(),
+                });
             }
         }
         Ok(ResourceFork { resources })
@@ -308,7 +398,10 @@ mod tests {
     fn empty_fork_layout() {
         let b = ResourceFork::new().to_bytes().unwrap();
         assert_eq!(b.len(), 0x100 + 30);
-        assert_eq!(&b[0..16], &[0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 30]);
+        assert_eq!(
+            &b[0..16],
+            &[0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 30]
+        );
         let map = &b[0x100..];
         assert_eq!(&map[24..30], &[0, 28, 0, 30, 0xFF, 0xFF]);
         assert_eq!(ResourceFork::parse(&b).unwrap(), ResourceFork::new());
@@ -317,16 +410,30 @@ mod tests {
     #[test]
     fn two_resources_byte_for_byte() {
         let mut f = ResourceFork::new();
-        f.add(Resource { rtype: *b"STR ", id: 128, name: Some(b"Hi".to_vec()), attributes: RES_PURGEABLE, data: b"\x02ok".to_vec() });
+        f.add(Resource {
+            rtype: *b"STR ",
+            id: 128,
+            name: Some(b"Hi".to_vec()),
+            attributes: RES_PURGEABLE,
+            data: b"\x02ok".to_vec(),
+        });
         f.add(Resource::new(*b"CODE", 0, vec![0xAA]));
         let b = f.to_bytes().unwrap();
         // Data: CODE 0 first (sorted), then STR 128.
-        assert_eq!(&b[0x100..0x10C], &[0, 0, 0, 1, 0xAA, 0, 0, 0, 3, 2, b'o', b'k']);
+        assert_eq!(
+            &b[0x100..0x10C],
+            &[0, 0, 0, 1, 0xAA, 0, 0, 0, 3, 2, b'o', b'k']
+        );
         let map = &b[0x10C..];
         assert_eq!(&b[4..8], &0x10Cu32.to_be_bytes());
         assert_eq!(&b[8..12], &12u32.to_be_bytes());
         // Type list at 28: count-1 = 1; CODE: 0 more, refs at 18; 'STR ': refs at 30.
-        assert_eq!(&map[28..46], &[0, 1, b'C', b'O', b'D', b'E', 0, 0, 0, 18, b'S', b'T', b'R', b' ', 0, 0, 0, 30]);
+        assert_eq!(
+            &map[28..46],
+            &[
+                0, 1, b'C', b'O', b'D', b'E', 0, 0, 0, 18, b'S', b'T', b'R', b' ', 0, 0, 0, 30
+            ]
+        );
         // References: CODE 0 no name, data 0; STR 128 name at 0, purgeable, data at 5.
         assert_eq!(&map[46..58], &[0, 0, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(&map[58..70], &[0, 128, 0, 0, 0x20, 0, 0, 5, 0, 0, 0, 0]);
@@ -346,7 +453,10 @@ mod tests {
         f.add(Resource::new(*b"STR#", 1, vec![]));
         assert!(matches!(f.to_bytes(), Err(ForkError::Duplicate { .. })));
         let mut f = ResourceFork::new();
-        f.add(Resource { attributes: RES_CHANGED, ..Resource::new(*b"STR#", 1, vec![]) });
+        f.add(Resource {
+            attributes: RES_CHANGED,
+            ..Resource::new(*b"STR#", 1, vec![])
+        });
         assert!(matches!(f.to_bytes(), Err(ForkError::BadAttributes { .. })));
         let mut f = ResourceFork::new();
         f.add(Resource::new(*b"DATA", 1, vec![1, 2, 3]));

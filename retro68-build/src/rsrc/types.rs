@@ -14,7 +14,12 @@ pub struct Rect {
 
 impl Rect {
     pub fn new(top: i16, left: i16, bottom: i16, right: i16) -> Rect {
-        Rect { top, left, bottom, right }
+        Rect {
+            top,
+            left,
+            bottom,
+            right,
+        }
     }
     fn put(&self, out: &mut Vec<u8>) {
         for v in [self.top, self.left, self.bottom, self.right] {
@@ -26,7 +31,10 @@ impl Rect {
 /// Append a Pascal string; `Err` if longer than 255 bytes.
 pub fn put_pstring(out: &mut Vec<u8>, s: &[u8]) -> Result<(), String> {
     if s.len() > 255 {
-        return Err(format!("string of {} bytes does not fit a Pascal string (255)", s.len()));
+        return Err(format!(
+            "string of {} bytes does not fit a Pascal string (255)",
+            s.len()
+        ));
     }
     out.push(s.len() as u8);
     out.extend_from_slice(s);
@@ -57,14 +65,21 @@ pub struct MenuItem {
 /// `MENU`: menu ID, width 0, height 0, MDEF 0, filler, enable flags, title, items, 0.
 /// Bit 0 of the enable flags enables the whole menu, bit k item k (k = 1..31); items past
 /// 31 have no bit (always enabled).
-pub fn menu(menu_id: i16, title: &[u8], items: &[MenuItem], menu_enabled: bool) -> Result<Vec<u8>, String> {
+pub fn menu(
+    menu_id: i16,
+    title: &[u8],
+    items: &[MenuItem],
+    menu_enabled: bool,
+) -> Result<Vec<u8>, String> {
     let mut flags: u32 = menu_enabled as u32;
     for (i, it) in items.iter().enumerate() {
         let k = i + 1;
         if k <= 31 {
             flags |= (it.enabled as u32) << k;
         } else if !it.enabled {
-            return Err(format!("menu {menu_id}: item {k} cannot be disabled (only items 1..31 have enable bits)"));
+            return Err(format!(
+                "menu {menu_id}: item {k} cannot be disabled (only items 1..31 have enable bits)"
+            ));
         }
     }
     let mut out = Vec::new();
@@ -76,7 +91,9 @@ pub fn menu(menu_id: i16, title: &[u8], items: &[MenuItem], menu_enabled: bool) 
     put_pstring(&mut out, title)?;
     for it in items {
         if it.text.is_empty() {
-            return Err(format!("menu {menu_id}: an item with empty text would end the item list"));
+            return Err(format!(
+                "menu {menu_id}: an item with empty text would end the item list"
+            ));
         }
         put_pstring(&mut out, &it.text)?;
         out.extend_from_slice(&[it.icon, it.key, it.mark, it.style]);
@@ -233,7 +250,11 @@ pub fn ditl(items: &[DialogItem]) -> Result<Vec<u8>, String> {
     let mut out = ((items.len() - 1) as u16).to_be_bytes().to_vec();
     for (i, it) in items.iter().enumerate() {
         if it.kind & item::DISABLED != 0 {
-            return Err(format!("item {}: kind {:#x} includes the disabled bit; use `disabled`", i + 1, it.kind));
+            return Err(format!(
+                "item {}: kind {:#x} includes the disabled bit; use `disabled`",
+                i + 1,
+                it.kind
+            ));
         }
         out.extend_from_slice(&[0; 4]);
         it.rect.put(&mut out);
@@ -284,9 +305,24 @@ fn bcd(v: u8, max: u8) -> Result<u8, String> {
 /// `vers`: major (BCD byte), minor and bug (one BCD nibble each), stage, prerelease, region,
 /// short and long version strings.
 pub fn vers(v: &Vers) -> Result<Vec<u8>, String> {
-    let mut out = vec![bcd(v.major, 99)?, bcd(v.minor, 9)? << 4 | bcd(v.bug, 9)?, v.stage, v.prerelease];
-    if ![stage::DEVELOPMENT, stage::ALPHA, stage::BETA, stage::RELEASE].contains(&v.stage) {
-        return Err(format!("vers stage {:#x} is not development/alpha/beta/release", v.stage));
+    let mut out = vec![
+        bcd(v.major, 99)?,
+        bcd(v.minor, 9)? << 4 | bcd(v.bug, 9)?,
+        v.stage,
+        v.prerelease,
+    ];
+    if ![
+        stage::DEVELOPMENT,
+        stage::ALPHA,
+        stage::BETA,
+        stage::RELEASE,
+    ]
+    .contains(&v.stage)
+    {
+        return Err(format!(
+            "vers stage {:#x} is not development/alpha/beta/release",
+            v.stage
+        ));
     }
     out.extend_from_slice(&v.region.to_be_bytes());
     put_pstring(&mut out, &v.short)?;
@@ -336,7 +372,9 @@ pub fn size(flags: u16, preferred: u32, minimum: u32) -> Result<Vec<u8>, String>
         return Err(format!("SIZE flags {flags:#06x} set reserved bits"));
     }
     if minimum > preferred {
-        return Err(format!("SIZE minimum {minimum} exceeds preferred {preferred}"));
+        return Err(format!(
+            "SIZE minimum {minimum} exceeds preferred {preferred}"
+        ));
     }
     let mut out = flags.to_be_bytes().to_vec();
     out.extend_from_slice(&preferred.to_be_bytes());
@@ -346,7 +384,11 @@ pub fn size(flags: u16, preferred: u32, minimum: u32) -> Result<Vec<u8>, String>
 
 /// `BNDL`: signature, signature resource ID, number of groups − 1, then per group the type,
 /// count − 1 and (local ID, resource ID) pairs.
-pub fn bndl(signature: ResType, signature_id: i16, groups: &[(ResType, Vec<(i16, i16)>)]) -> Result<Vec<u8>, String> {
+pub fn bndl(
+    signature: ResType,
+    signature_id: i16,
+    groups: &[(ResType, Vec<(i16, i16)>)],
+) -> Result<Vec<u8>, String> {
     if groups.is_empty() {
         return Err("a BNDL needs at least one type group".into());
     }
@@ -355,7 +397,10 @@ pub fn bndl(signature: ResType, signature_id: i16, groups: &[(ResType, Vec<(i16,
     out.extend_from_slice(&((groups.len() - 1) as u16).to_be_bytes());
     for (t, pairs) in groups {
         if pairs.is_empty() {
-            return Err(format!("BNDL group '{}' is empty", super::fork::show_type(t)));
+            return Err(format!(
+                "BNDL group '{}' is empty",
+                super::fork::show_type(t)
+            ));
         }
         out.extend_from_slice(t);
         out.extend_from_slice(&((pairs.len() - 1) as u16).to_be_bytes());
@@ -388,7 +433,10 @@ mod tests {
 
     fn hex(s: &str) -> Vec<u8> {
         let s: String = s.split_whitespace().collect();
-        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
     }
 
     #[test]
@@ -403,24 +451,60 @@ mod tests {
             title: vec![],
             position: Some(position::ALERT_POSITION_MAIN_SCREEN),
         };
-        assert_eq!(dlog(&w, 512).unwrap(), hex("0022 0016 0120 01BA 0001 0100 0100 0000 0000 0200 0000 300A"));
+        assert_eq!(
+            dlog(&w, 512).unwrap(),
+            hex("0022 0016 0120 01BA 0001 0100 0100 0000 0000 0200 0000 300A")
+        );
         // Odd-length title + pad; no position word.
-        let w = WindowTemplate { title: b"Hi".to_vec(), position: None, ..w };
-        assert_eq!(dlog(&w, 128).unwrap(), hex("0022 0016 0120 01BA 0001 0100 0100 0000 0000 0080 02 4869 00"));
-        assert_eq!(wind(&w).unwrap(), hex("0022 0016 0120 01BA 0001 0100 0100 0000 0000 02 4869 00"));
+        let w = WindowTemplate {
+            title: b"Hi".to_vec(),
+            position: None,
+            ..w
+        };
+        assert_eq!(
+            dlog(&w, 128).unwrap(),
+            hex("0022 0016 0120 01BA 0001 0100 0100 0000 0000 0080 02 4869 00")
+        );
+        assert_eq!(
+            wind(&w).unwrap(),
+            hex("0022 0016 0120 01BA 0001 0100 0100 0000 0000 02 4869 00")
+        );
     }
 
     #[test]
     fn alrt_and_ditl() {
-        assert_eq!(alrt(Rect::new(40, 40, 140, 340), 128, 0x5555, None), hex("0028 0028 008C 0154 0080 5555"));
         assert_eq!(
-            alrt(Rect::new(40, 40, 140, 340), 128, 0x5555, Some(position::ALERT_POSITION_PARENT_WINDOW)),
+            alrt(Rect::new(40, 40, 140, 340), 128, 0x5555, None),
+            hex("0028 0028 008C 0154 0080 5555")
+        );
+        assert_eq!(
+            alrt(
+                Rect::new(40, 40, 140, 340),
+                128,
+                0x5555,
+                Some(position::ALERT_POSITION_PARENT_WINDOW)
+            ),
             hex("0028 0028 008C 0154 0080 5555 B00A")
         );
         let items = [
-            DialogItem { rect: Rect::new(70, 230, 90, 290), kind: item::BUTTON, disabled: false, data: b"OK".to_vec() },
-            DialogItem { rect: Rect::new(10, 60, 60, 290), kind: item::STATIC_TEXT, disabled: true, data: b"Hey".to_vec() },
-            DialogItem { rect: Rect::new(0, 0, 32, 32), kind: item::ICON, disabled: false, data: vec![0, 1] },
+            DialogItem {
+                rect: Rect::new(70, 230, 90, 290),
+                kind: item::BUTTON,
+                disabled: false,
+                data: b"OK".to_vec(),
+            },
+            DialogItem {
+                rect: Rect::new(10, 60, 60, 290),
+                kind: item::STATIC_TEXT,
+                disabled: true,
+                data: b"Hey".to_vec(),
+            },
+            DialogItem {
+                rect: Rect::new(0, 0, 32, 32),
+                kind: item::ICON,
+                disabled: false,
+                data: vec![0, 1],
+            },
         ];
         assert_eq!(
             ditl(&items).unwrap(),
@@ -434,33 +518,74 @@ mod tests {
     #[test]
     fn menu_and_mbar() {
         let items = [
-            MenuItem { text: b"About".to_vec(), enabled: true, ..Default::default() },
-            MenuItem { text: b"-".to_vec(), enabled: false, ..Default::default() },
-            MenuItem { text: b"Quit".to_vec(), key: b'Q', enabled: true, ..Default::default() },
+            MenuItem {
+                text: b"About".to_vec(),
+                enabled: true,
+                ..Default::default()
+            },
+            MenuItem {
+                text: b"-".to_vec(),
+                enabled: false,
+                ..Default::default()
+            },
+            MenuItem {
+                text: b"Quit".to_vec(),
+                key: b'Q',
+                enabled: true,
+                ..Default::default()
+            },
         ];
         assert_eq!(
             menu(128, b"\x14", &items, true).unwrap(),
-            hex("0080 0000 0000 0000 0000 0000000B 01 14 05 41626F7574 00000000 01 2D 00000000 04 51756974 00510000 00")
+            hex(
+                "0080 0000 0000 0000 0000 0000000B 01 14 05 41626F7574 00000000 01 2D 00000000 04 51756974 00510000 00"
+            )
         );
         assert_eq!(mbar(&[128, 129]), hex("0002 0080 0081"));
     }
 
     #[test]
     fn str_list_vers_size() {
-        assert_eq!(str_list(&[b"a".to_vec(), b"".to_vec()]).unwrap(), hex("0002 0161 00"));
-        let v = Vers { major: 1, minor: 2, bug: 3, stage: stage::BETA, prerelease: 4, region: 0, short: b"1.2.3".to_vec(), long: b"x".to_vec() };
-        assert_eq!(vers(&v).unwrap(), hex("01 23 60 04 0000 05 312E322E33 01 78"));
+        assert_eq!(
+            str_list(&[b"a".to_vec(), b"".to_vec()]).unwrap(),
+            hex("0002 0161 00")
+        );
+        let v = Vers {
+            major: 1,
+            minor: 2,
+            bug: 3,
+            stage: stage::BETA,
+            prerelease: 4,
+            region: 0,
+            short: b"1.2.3".to_vec(),
+            long: b"x".to_vec(),
+        };
+        assert_eq!(
+            vers(&v).unwrap(),
+            hex("01 23 60 04 0000 05 312E322E33 01 78")
+        );
         let v = Vers { major: 12, ..v };
         assert_eq!(vers(&v).unwrap()[0], 0x12);
-        assert_eq!(size(0x0080, 1 << 20, 512 << 10).unwrap(), hex("0080 00100000 00080000"));
+        assert_eq!(
+            size(0x0080, 1 << 20, 512 << 10).unwrap(),
+            hex("0080 00100000 00080000")
+        );
         assert!(size(0x8000, 1, 1).is_err());
         assert!(size(0x0080, 1, 2).is_err());
     }
 
     #[test]
     fn bndl_fref_icn() {
-        let b = bndl(*b"FRRT", 0, &[(*b"ICN#", vec![(0, 128)]), (*b"FREF", vec![(0, 128)])]).unwrap();
-        assert_eq!(b, hex("46525254 0000 0001 49434E23 0000 0000 0080 46524546 0000 0000 0080"));
+        let b = bndl(
+            *b"FRRT",
+            0,
+            &[(*b"ICN#", vec![(0, 128)]), (*b"FREF", vec![(0, 128)])],
+        )
+        .unwrap();
+        assert_eq!(
+            b,
+            hex("46525254 0000 0001 49434E23 0000 0000 0080 46524546 0000 0000 0080")
+        );
         assert_eq!(fref(*b"APPL", 0, b"").unwrap(), hex("4150504C 0000 00"));
         let i = icn(&[0x11; 128], &[0xFF; 128]);
         assert_eq!(i.len(), 256);

@@ -28,8 +28,13 @@ fn read_known(path: &PathBuf) -> Result<Known, String> {
         if line.is_empty() {
             continue;
         }
-        let (name, targets) = line.split_once(':').ok_or_else(|| format!("bad line `{line}` in {}", path.display()))?;
-        known.entry(name.trim().to_string()).or_default().extend(targets.split_whitespace().map(str::to_string));
+        let (name, targets) = line
+            .split_once(':')
+            .ok_or_else(|| format!("bad line `{line}` in {}", path.display()))?;
+        known
+            .entry(name.trim().to_string())
+            .or_default()
+            .extend(targets.split_whitespace().map(str::to_string));
     }
     Ok(known)
 }
@@ -38,7 +43,10 @@ fn write_known(path: &PathBuf, outcomes: &[Outcome]) -> Result<(), String> {
     let mut known = Known::new();
     for o in outcomes {
         for m in &o.mismatches {
-            known.entry(m.name.to_string()).or_default().insert(target_key(&o.target));
+            known
+                .entry(m.name.to_string())
+                .or_default()
+                .insert(target_key(&o.target));
         }
     }
     let mut text = String::from(
@@ -48,7 +56,10 @@ fn write_known(path: &PathBuf, outcomes: &[Outcome]) -> Result<(), String> {
          # Any mismatch NOT listed here fails `cargo xtask test`.\n",
     );
     for (name, targets) in &known {
-        text.push_str(&format!("{name}: {}\n", targets.iter().cloned().collect::<Vec<_>>().join(" ")));
+        text.push_str(&format!(
+            "{name}: {}\n",
+            targets.iter().cloned().collect::<Vec<_>>().join(" ")
+        ));
     }
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -63,7 +74,8 @@ fn target_key(target: &str) -> String {
 
 fn report(o: &Outcome, known: Option<&Known>, quiet: bool) -> usize {
     let key = target_key(&o.target);
-    let is_known = |name: &str| known.is_some_and(|k| k.get(name).is_some_and(|t| t.contains(&key)));
+    let is_known =
+        |name: &str| known.is_some_and(|k| k.get(name).is_some_and(|t| t.contains(&key)));
     let unexpected: Vec<_> = o.mismatches.iter().filter(|m| !is_known(m.name)).collect();
     let speed = if o.instructions > 0 && !o.host_time.is_zero() {
         format!(
@@ -105,7 +117,11 @@ fn report(o: &Outcome, known: Option<&Known>, quiet: bool) -> usize {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quiet = args.iter().any(|a| a == "--quiet");
-    let opt = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1).cloned());
+    let opt = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
     let only = opt("--only");
     let known_path = opt("--known").map(PathBuf::from);
     let write_path = opt("--write-known").map(PathBuf::from);
@@ -114,11 +130,15 @@ fn main() -> ExitCode {
     let paths: Vec<PathBuf> = args
         .iter()
         .enumerate()
-        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !takes_value.contains(&args[i - 1].as_str())))
+        .filter(|(i, a)| {
+            !a.starts_with("--") && (*i == 0 || !takes_value.contains(&args[i - 1].as_str()))
+        })
         .map(|(_, a)| PathBuf::from(a))
         .collect();
     let [flat_path, elf_path] = paths.as_slice() else {
-        eprintln!("usage: codegen-conformance SUITE.flat SUITE-linux.elf [--known FILE] [--write-known FILE] [--only TARGET] [--quiet]");
+        eprintln!(
+            "usage: codegen-conformance SUITE.flat SUITE-linux.elf [--known FILE] [--write-known FILE] [--only TARGET] [--quiet]"
+        );
         return ExitCode::from(2);
     };
     let known = match known_path.as_ref().map(read_known).transpose() {
@@ -134,7 +154,10 @@ fn main() -> ExitCode {
     {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("codegen-conformance: cannot read {}: {e} (run `cargo xtask build`)", flat_path.display());
+            eprintln!(
+                "codegen-conformance: cannot read {}: {e} (run `cargo xtask build`)",
+                flat_path.display()
+            );
             return ExitCode::from(2);
         }
     };
@@ -173,7 +196,10 @@ fn main() -> ExitCode {
     }
     // The two 68040 cores should agree on what the compiler got wrong.
     let failing = |t: &str| -> Option<BTreeSet<&str>> {
-        outcomes.iter().find(|o| o.target == t).map(|o| o.mismatches.iter().map(|m| m.name).collect())
+        outcomes
+            .iter()
+            .find(|o| o.target == t)
+            .map(|o| o.mismatches.iter().map(|m| m.name).collect())
     };
     if let (Some(a), Some(b)) = (failing("M68040"), failing("qemu-m68k -cpu m68040")) {
         println!(
@@ -182,7 +208,10 @@ fn main() -> ExitCode {
             a.difference(&b).count(),
             b.difference(&a).count()
         );
-        for (label, set) in [("only on the m68k crate", a.difference(&b)), ("only on QEMU", b.difference(&a))] {
+        for (label, set) in [
+            ("only on the m68k crate", a.difference(&b)),
+            ("only on QEMU", b.difference(&a)),
+        ] {
             let names: Vec<&str> = set.copied().collect();
             if !names.is_empty() {
                 println!("  {label}: {}", names.join(", "));
@@ -196,5 +225,9 @@ fn main() -> ExitCode {
         }
         println!("wrote {}", path.display());
     }
-    if failures == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

@@ -22,11 +22,21 @@ pub enum BusPhase {
     BusFree,
     /// The initiator won arbitration and may select.
     Arbitrated,
-    Command { id: u8 },
-    DataIn { id: u8 },
-    DataOut { id: u8 },
-    Status { id: u8 },
-    MessageIn { id: u8 },
+    Command {
+        id: u8,
+    },
+    DataIn {
+        id: u8,
+    },
+    DataOut {
+        id: u8,
+    },
+    Status {
+        id: u8,
+    },
+    MessageIn {
+        id: u8,
+    },
 }
 
 /// Selection failed.
@@ -137,7 +147,10 @@ impl ScsiBus {
 
     /// Put `target` at `id` (0–6). Panics on a bad or taken ID (a test setup error).
     pub fn attach(&mut self, id: u8, target: Box<dyn ScsiTarget>) {
-        assert!(id < INITIATOR_ID, "SCSI ID {id}: targets use 0–6 (7 is the Mac)");
+        assert!(
+            id < INITIATOR_ID,
+            "SCSI ID {id}: targets use 0–6 (7 is the Mac)"
+        );
         assert!(self.targets[id as usize].is_none(), "SCSI ID {id} is taken");
         self.targets[id as usize] = Some(target);
     }
@@ -169,7 +182,9 @@ impl ScsiBus {
 
     /// IDs with a target attached.
     pub fn ids(&self) -> Vec<u8> {
-        (0..7).filter(|&i| self.targets[i as usize].is_some()).collect()
+        (0..7)
+            .filter(|&i| self.targets[i as usize].is_some())
+            .collect()
     }
 
     /// The current phase.
@@ -202,7 +217,10 @@ impl ScsiBus {
     }
 
     fn wrong(&self, expected: &'static str) -> PhaseError {
-        PhaseError { expected, actual: self.phase }
+        PhaseError {
+            expected,
+            actual: self.phase,
+        }
     }
 
     // ----- phases -----
@@ -261,7 +279,10 @@ impl ScsiBus {
             return Err(self.wrong("Command"));
         };
         self.time_ns += self.transfer_ns(cdb.len());
-        let cur = self.cur.as_mut().expect("a command phase has a current command");
+        let cur = self
+            .cur
+            .as_mut()
+            .expect("a command phase has a current command");
         cur.cdb = cdb.to_vec();
         let lun = cur.lun;
         let phase = self.targets[id as usize]
@@ -522,13 +543,19 @@ mod tests {
         let mut bus = ScsiBus::new();
         bus.attach(3, Box::new(Echo::default()));
         assert!(bus.command(&[0; 6]).is_err(), "no command before selection");
-        assert_eq!(bus.select(3, false, 0), Err(SelectError::WrongPhase(BusPhase::BusFree)));
+        assert_eq!(
+            bus.select(3, false, 0),
+            Err(SelectError::WrongPhase(BusPhase::BusFree))
+        );
         bus.arbitrate().unwrap();
         assert_eq!(bus.select(2, false, 0), Err(SelectError::Timeout));
         assert_eq!(bus.phase(), BusPhase::BusFree);
         bus.arbitrate().unwrap();
         bus.select(3, false, 0).unwrap();
-        assert_eq!(bus.command(&[1, 0, 0, 0, 5, 0]).unwrap(), BusPhase::DataIn { id: 3 });
+        assert_eq!(
+            bus.command(&[1, 0, 0, 0, 5, 0]).unwrap(),
+            BusPhase::DataIn { id: 3 }
+        );
         assert!(bus.status().is_err());
         assert_eq!(bus.read(2).unwrap(), vec![0, 1]);
         assert_eq!(bus.read(100).unwrap(), vec![2, 3, 4]);
@@ -544,8 +571,13 @@ mod tests {
         let mut bus = ScsiBus::new();
         bus.attach(0, Box::new(Echo::default()));
         let e = bus.execute(0, 0, &[1, 0, 0, 0, 8, 0], &[], 4).unwrap();
-        assert_eq!((e.status, e.data_in.len(), e.data_in_overrun), (Some(0), 4, 4));
-        let e = bus.execute(0, 0, &[2, 0, 0, 0, 3, 0], &[9, 8, 7], 0).unwrap();
+        assert_eq!(
+            (e.status, e.data_in.len(), e.data_in_overrun),
+            (Some(0), 4, 4)
+        );
+        let e = bus
+            .execute(0, 0, &[2, 0, 0, 0, 3, 0], &[9, 8, 7], 0)
+            .unwrap();
         assert_eq!((e.data_out_asked, e.data_out_taken), (3, 3));
         assert_eq!(bus.target_as::<Echo>(0).unwrap().got, vec![9, 8, 7]);
         let e = bus.execute(0, 0, &[2, 0, 0, 0, 4, 0], &[1], 0).unwrap();
@@ -555,7 +587,10 @@ mod tests {
         assert_eq!(e.status, None);
         assert_eq!(bus.resets(), 1);
         assert_eq!(bus.target_as::<Echo>(0).unwrap().resets, 1);
-        assert_eq!(bus.execute(5, 0, &[0; 6], &[], 0), Err(SelectError::Timeout));
+        assert_eq!(
+            bus.execute(5, 0, &[0; 6], &[], 0),
+            Err(SelectError::Timeout)
+        );
         assert!(bus.time_ns() >= 250_000_000);
     }
 }

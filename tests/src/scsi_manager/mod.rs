@@ -80,7 +80,11 @@ pub enum ScsiCall {
         routine: u32,
     },
     /// An original-SCSI-Manager call returned `result`.
-    Old { selector: u16, name: &'static str, result: i16 },
+    Old {
+        selector: u16,
+        name: &'static str,
+        result: i16,
+    },
 }
 
 /// The bus and the state of both managers, kept in `Machine::state::<ScsiState>()`.

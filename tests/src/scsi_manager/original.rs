@@ -155,7 +155,10 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let args = call.pascal_args(m);
     let sel = m.read_u16(args);
     let Some(n) = param_bytes(sel) else {
-        return Err(Fault::misuse(call.word, format!("_SCSIDispatch selector {sel} is not a client call")));
+        return Err(Fault::misuse(
+            call.word,
+            format!("_SCSIDispatch selector {sel} is not a client call"),
+        ));
     };
     let p = args + 2;
     let t0 = state(m).bus.time_ns();
@@ -204,7 +207,10 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
                 SC_BAD_PARMS_ERR
             } else {
                 if !mapped(m, buf, count) {
-                    return Err(misuse(sel, format!("command buffer ${buf:08X}+{count} is not in RAM")));
+                    return Err(misuse(
+                        sel,
+                        format!("command buffer ${buf:08X}+{count} is not in RAM"),
+                    ));
                 }
                 let cdb = m.read_bytes(buf, count);
                 state(m).bus.command(&cdb).expect("command phase");
@@ -248,7 +254,10 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
                 SC_PHASE_ERR
             } else {
                 if !mapped(m, msg_ptr, 2) || !msg_ptr.is_multiple_of(2) {
-                    return Err(misuse(sel, format!("message pointer ${msg_ptr:08X} is not a word in RAM")));
+                    return Err(misuse(
+                        sel,
+                        format!("message pointer ${msg_ptr:08X} is not a word in RAM"),
+                    ));
                 }
                 let msg = state(m).bus.message_in().expect("message in");
                 m.write_u16(msg_ptr, msg as u16);
@@ -277,7 +286,11 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     m.pascal_pop(call, 2 + n);
     let res_at = call.pascal_args(m);
     m.write_u16(res_at, result as u16);
-    state(m).calls.push(ScsiCall::Old { selector: sel, name: name(sel), result });
+    state(m).calls.push(ScsiCall::Old {
+        selector: sel,
+        name: name(sel),
+        result,
+    });
     Ok(())
 }
 
@@ -296,12 +309,17 @@ fn complete(m: &mut Machine, stat_ptr: u32, msg_ptr: u32, wait: u32) -> Result<i
     }
     for (what, ptr) in [("stat", stat_ptr), ("message", msg_ptr)] {
         if !mapped(m, ptr, 2) || !ptr.is_multiple_of(2) {
-            return Err(misuse(SCSI_COMPLETE, format!("{what} pointer ${ptr:08X} is not a word in RAM")));
+            return Err(misuse(
+                SCSI_COMPLETE,
+                format!("{what} pointer ${ptr:08X} is not a word in RAM"),
+            ));
         }
     }
     let bus = &mut state(m).bus;
     let skipped = match phase {
-        BusPhase::DataIn { .. } | BusPhase::DataOut { .. } => bus.skip_to_status().expect("data phase"),
+        BusPhase::DataIn { .. } | BusPhase::DataOut { .. } => {
+            bus.skip_to_status().expect("data phase")
+        }
         _ => 0,
     };
     let st = if matches!(bus.phase(), BusPhase::Status { .. }) {
@@ -314,5 +332,9 @@ fn complete(m: &mut Machine, stat_ptr: u32, msg_ptr: u32, wait: u32) -> Result<i
         m.write_u16(stat_ptr, st as u16);
     }
     m.write_u16(msg_ptr, msg as u16);
-    Ok(if skipped > 0 { SC_COMPL_PHASE_ERR } else { NO_ERR })
+    Ok(if skipped > 0 {
+        SC_COMPL_PHASE_ERR
+    } else {
+        NO_ERR
+    })
 }

@@ -85,7 +85,13 @@ fn misuse(trap: u16, message: String) -> Fault {
 
 /// Run the TIB at `tib` against the current command on the bus, in direction `dir`.
 /// `trap` is the trap word for fault messages.
-pub fn run(m: &mut Machine, tib: u32, dir: TibDir, blind: bool, trap: u16) -> Result<TibRun, Fault> {
+pub fn run(
+    m: &mut Machine,
+    tib: u32,
+    dir: TibDir,
+    blind: bool,
+    trap: u16,
+) -> Result<TibRun, Fault> {
     let mut pc = tib;
     let mut moved = 0usize;
     let mut steps = 0u64;
@@ -94,7 +100,9 @@ pub fn run(m: &mut Machine, tib: u32, dir: TibDir, blind: bool, trap: u16) -> Re
         if steps > MAX_TIB_STEPS {
             return Err(misuse(
                 trap,
-                format!("the TIB at ${tib:08X} ran {MAX_TIB_STEPS} instructions without scStop (runaway scLoop?)"),
+                format!(
+                    "the TIB at ${tib:08X} ran {MAX_TIB_STEPS} instructions without scStop (runaway scLoop?)"
+                ),
             ));
         }
         if !mapped(m, pc, 10) || !pc.is_multiple_of(2) {
@@ -110,7 +118,10 @@ pub fn run(m: &mut Machine, tib: u32, dir: TibDir, blind: bool, trap: u16) -> Re
             SC_INC | SC_NO_INC | SC_COMP => {
                 if op == SC_COMP && dir == TibDir::Out {
                     return Ok(TibRun {
-                        end: TibEnd::BadInstruction { at: pc, why: "scComp in a write TIB".into() },
+                        end: TibEnd::BadInstruction {
+                            at: pc,
+                            why: "scComp in a write TIB".into(),
+                        },
                         moved,
                     });
                 }
@@ -118,10 +129,14 @@ pub fn run(m: &mut Machine, tib: u32, dir: TibDir, blind: bool, trap: u16) -> Re
                 if want > 0 {
                     let in_phase = matches!(
                         (dir, state(m).bus.phase()),
-                        (TibDir::In, BusPhase::DataIn { .. }) | (TibDir::Out, BusPhase::DataOut { .. })
+                        (TibDir::In, BusPhase::DataIn { .. })
+                            | (TibDir::Out, BusPhase::DataOut { .. })
                     );
                     if !in_phase {
-                        return Ok(TibRun { end: TibEnd::PhaseChanged { at: pc }, moved });
+                        return Ok(TibRun {
+                            end: TibEnd::PhaseChanged { at: pc },
+                            moved,
+                        });
                     }
                 }
                 let got = match dir {
@@ -140,7 +155,10 @@ pub fn run(m: &mut Machine, tib: u32, dir: TibDir, blind: bool, trap: u16) -> Re
                             let mem = m.read_bytes(p1, data.len() as u32);
                             if mem != data {
                                 moved += data.len();
-                                return Ok(TibRun { end: TibEnd::CompareMismatch { at: pc }, moved });
+                                return Ok(TibRun {
+                                    end: TibEnd::CompareMismatch { at: pc },
+                                    moved,
+                                });
                             }
                         } else {
                             m.write_bytes(p1, &data);
@@ -177,14 +195,21 @@ pub fn run(m: &mut Machine, tib: u32, dir: TibDir, blind: bool, trap: u16) -> Re
             }
             SC_ADD => {
                 if !mapped(m, p1, 4) || !p1.is_multiple_of(2) {
-                    return Err(misuse(trap, format!("scAdd at ${pc:08X}: ${p1:08X} is not a long in RAM")));
+                    return Err(misuse(
+                        trap,
+                        format!("scAdd at ${pc:08X}: ${p1:08X} is not a long in RAM"),
+                    ));
                 }
                 let v = m.read_u32(p1).wrapping_add(p2);
                 m.write_u32(p1, v);
                 pc += 10;
             }
             SC_MOVE => {
-                if !mapped(m, p1, 4) || !mapped(m, p2, 4) || !p1.is_multiple_of(2) || !p2.is_multiple_of(2) {
+                if !mapped(m, p1, 4)
+                    || !mapped(m, p2, 4)
+                    || !p1.is_multiple_of(2)
+                    || !p2.is_multiple_of(2)
+                {
                     return Err(misuse(
                         trap,
                         format!("scMove at ${pc:08X}: ${p1:08X} → ${p2:08X} is not longs in RAM"),
@@ -214,10 +239,18 @@ pub fn run(m: &mut Machine, tib: u32, dir: TibDir, blind: bool, trap: u16) -> Re
                 }
             }
             SC_NOP => pc += 10,
-            SC_STOP => return Ok(TibRun { end: TibEnd::Stop, moved }),
+            SC_STOP => {
+                return Ok(TibRun {
+                    end: TibEnd::Stop,
+                    moved,
+                });
+            }
             other => {
                 return Ok(TibRun {
-                    end: TibEnd::BadInstruction { at: pc, why: format!("unknown TIB opcode {other}") },
+                    end: TibEnd::BadInstruction {
+                        at: pc,
+                        why: format!("unknown TIB opcode {other}"),
+                    },
                     moved,
                 });
             }

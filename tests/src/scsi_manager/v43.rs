@@ -247,7 +247,8 @@ pub const FLAGS_SUPPORTED: u32 = SCSI_DIRECTION_MASK
     | SCSI_SIMQ_NO_FREEZE;
 /// `scsiDataTypes`: bit *n* set for data type *n* (buffer, TIB, S/G). Bit assignment INFERRED
 /// (`scsiBusDataBuffer` = 1 << `scsiDataBuffer` etc.).
-pub const DATA_TYPES_SUPPORTED: u32 = 1 << SCSI_DATA_BUFFER | 1 << SCSI_DATA_TIB | 1 << SCSI_DATA_SG;
+pub const DATA_TYPES_SUPPORTED: u32 =
+    1 << SCSI_DATA_BUFFER | 1 << SCSI_DATA_TIB | 1 << SCSI_DATA_SG;
 /// `scsiSIMVendor` string.
 pub const SIM_VENDOR: &[u8; 16] = b"Ferrite emu SIM\0";
 
@@ -274,7 +275,10 @@ struct Outcome {
 
 impl Outcome {
     fn error(result: i16) -> Outcome {
-        Outcome { result, ..Default::default() }
+        Outcome {
+            result,
+            ..Default::default()
+        }
     }
 }
 
@@ -341,7 +345,10 @@ pub(crate) fn install(m: &mut Machine) {
 }
 
 fn misuse(field: &str, pb: u32, what: String) -> Fault {
-    Fault::misuse(SCSI_ATOMIC, format!("SCSIAction PB ${pb:08X}: {field} {what}"))
+    Fault::misuse(
+        SCSI_ATOMIC,
+        format!("SCSIAction PB ${pb:08X}: {field} {what}"),
+    )
 }
 
 /// `_SCSIAtomic`: D0 = selector, A0 = PB.
@@ -350,7 +357,9 @@ fn scsi_atomic(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     if sel != XPT_SCSI_ACTION {
         return Err(Fault::misuse(
             call.word,
-            format!("_SCSIAtomic selector {sel} (only 1, SCSIAction, is modelled; the others are for SIM writers)"),
+            format!(
+                "_SCSIAtomic selector {sel} (only 1, SCSIAction, is modelled; the others are for SIM writers)"
+            ),
         ));
     }
     let pb = m.a(0);
@@ -437,7 +446,11 @@ fn action(m: &mut Machine, pb: u32, function: u8) -> Result<Done, Fault> {
         return Ok(Done::Now(SCSI_PB_LENGTH_ERROR));
     }
     if !mapped(m, pb, size as u32) {
-        return Err(misuse("(all of it)", pb, format!("must be {size} bytes of RAM")));
+        return Err(misuse(
+            "(all of it)",
+            pb,
+            format!("must be {size} bytes of RAM"),
+        ));
     }
     let dev = |m: &Machine, xpt| check_device(m, pb, xpt);
     let r = match function {
@@ -537,7 +550,11 @@ fn xref(m: &mut Machine, pb: u32, function: u8) -> i16 {
         SCSI_LOOKUP_REF_NUM_XREF => {
             let x = &state(m).sim.xrefs;
             let (refnum, flags) = x.get(&key).copied().unwrap_or((0, 0));
-            let next = x.range(key + 1..).next().map(|(k, _)| *k).unwrap_or(0xFFFF_FFFF);
+            let next = x
+                .range(key + 1..)
+                .next()
+                .map(|(k, _)| *k)
+                .unwrap_or(0xFFFF_FFFF);
             m.write_u16(pb + SCSI_DRIVER, refnum as u16);
             m.write_u16(pb + SCSI_DRIVER_FLAGS, flags);
             m.write_u32(pb + SCSI_NEXT_DEVICE, next);
@@ -573,16 +590,30 @@ fn bus_inquiry(m: &mut Machine, pb: u32) -> i16 {
 }
 
 /// Data segments `(address, length)` of a buffer or S/G request, truncated to `len`.
-fn segments(m: &Machine, pb: u32, data_type: u8, ptr: u32, len: u32) -> Result<Result<Vec<(u32, u32)>, i16>, Fault> {
+fn segments(
+    m: &Machine,
+    pb: u32,
+    data_type: u8,
+    ptr: u32,
+    len: u32,
+) -> Result<Result<Vec<(u32, u32)>, i16>, Fault> {
     if data_type == SCSI_DATA_BUFFER {
         if len > 0 && !mapped(m, ptr, len) {
-            return Err(misuse("scsiDataPtr", pb, format!("${ptr:08X}+{len} is not in RAM")));
+            return Err(misuse(
+                "scsiDataPtr",
+                pb,
+                format!("${ptr:08X}+{len} is not in RAM"),
+            ));
         }
         return Ok(Ok(vec![(ptr, len)]));
     }
     let count = m.read_u16(pb + SCSI_SG_LIST_COUNT) as u32;
     if count > 0 && (!mapped(m, ptr, 8 * count) || !ptr.is_multiple_of(2)) {
-        return Err(misuse("scsiDataPtr", pb, format!("(S/G list of {count} entries) ${ptr:08X} is not in RAM")));
+        return Err(misuse(
+            "scsiDataPtr",
+            pb,
+            format!("(S/G list of {count} entries) ${ptr:08X} is not in RAM"),
+        ));
     }
     let mut segs = Vec::new();
     let mut left = len;
@@ -593,7 +624,11 @@ fn segments(m: &Machine, pb: u32, data_type: u8, ptr: u32, len: u32) -> Result<R
         let a = m.read_u32(ptr + 8 * i);
         let l = m.read_u32(ptr + 8 * i + 4).min(left);
         if l > 0 && !mapped(m, a, l) {
-            return Err(misuse("scsiDataPtr", pb, format!("S/G entry {i}: ${a:08X}+{l} is not in RAM")));
+            return Err(misuse(
+                "scsiDataPtr",
+                pb,
+                format!("S/G entry {i}: ${a:08X}+{l} is not in RAM"),
+            ));
         }
         segs.push((a, l));
         left -= l;
@@ -617,7 +652,11 @@ fn exec_io(m: &mut Machine, pb: u32) -> Result<Done, Fault> {
     if flags & SCSI_CDB_IS_POINTER != 0 {
         let p = m.read_u32(pb + SCSI_CDB);
         if !mapped(m, p, cdb_len) {
-            return Err(misuse("scsiCDB (a pointer: scsiCDBIsPointer)", pb, format!("${p:08X}+{cdb_len} is not in RAM")));
+            return Err(misuse(
+                "scsiCDB (a pointer: scsiCDBIsPointer)",
+                pb,
+                format!("${p:08X}+{cdb_len} is not in RAM"),
+            ));
         }
     }
     let dir = flags & SCSI_DIRECTION_MASK;
@@ -628,7 +667,10 @@ fn exec_io(m: &mut Machine, pb: u32) -> Result<Done, Fault> {
     if !matches!(data_type, SCSI_DATA_BUFFER | SCSI_DATA_TIB | SCSI_DATA_SG) {
         return Ok(Done::Now(SCSI_DATA_TYPE_INVALID));
     }
-    if !matches!(m.read_u8(pb + SCSI_TRANSFER_TYPE), SCSI_TRANSFER_BLIND | SCSI_TRANSFER_POLLED) {
+    if !matches!(
+        m.read_u8(pb + SCSI_TRANSFER_TYPE),
+        SCSI_TRANSFER_BLIND | SCSI_TRANSFER_POLLED
+    ) {
         return Ok(Done::Now(SCSI_TRANSFER_TYPE_INVALID));
     }
     let ptr = m.read_u32(pb + SCSI_DATA_PTR);
@@ -636,7 +678,11 @@ fn exec_io(m: &mut Machine, pb: u32) -> Result<Done, Fault> {
     if dir != SCSI_DIRECTION_NONE {
         if data_type == SCSI_DATA_TIB {
             if !mapped(m, ptr, 10) {
-                return Err(misuse("scsiDataPtr", pb, format!("(a TIB) ${ptr:08X} is not in RAM")));
+                return Err(misuse(
+                    "scsiDataPtr",
+                    pb,
+                    format!("(a TIB) ${ptr:08X} is not in RAM"),
+                ));
             }
         } else if let Err(e) = segments(m, pb, data_type, ptr, len)? {
             return Ok(Done::Now(e));
@@ -644,12 +690,24 @@ fn exec_io(m: &mut Machine, pb: u32) -> Result<Done, Fault> {
     }
     let sense_ptr = m.read_u32(pb + SCSI_SENSE_PTR);
     let sense_len = m.read_u8(pb + SCSI_SENSE_LENGTH) as u32;
-    if flags & SCSI_DISABLE_AUTOSENSE == 0 && sense_len > 0 && sense_ptr != 0 && !mapped(m, sense_ptr, sense_len) {
-        return Err(misuse("scsiSensePtr", pb, format!("${sense_ptr:08X}+{sense_len} is not in RAM")));
+    if flags & SCSI_DISABLE_AUTOSENSE == 0
+        && sense_len > 0
+        && sense_ptr != 0
+        && !mapped(m, sense_ptr, sense_len)
+    {
+        return Err(misuse(
+            "scsiSensePtr",
+            pb,
+            format!("${sense_ptr:08X}+{sense_len} is not in RAM"),
+        ));
     }
     let completion = m.read_u32(pb + SCSI_COMPLETION);
     if completion != 0 && (!mapped(m, completion, 2) || !completion.is_multiple_of(2)) {
-        return Err(misuse("scsiCompletion", pb, format!("${completion:08X} is not code in RAM")));
+        return Err(misuse(
+            "scsiCompletion",
+            pb,
+            format!("${completion:08X} is not code in RAM"),
+        ));
     }
     let bus_held = state(m).bus.phase() != BusPhase::BusFree;
     if completion == 0 {
@@ -667,7 +725,15 @@ fn exec_io(m: &mut Machine, pb: u32) -> Result<Done, Fault> {
         }
     }
     let done = Arc::new(AtomicBool::new(false));
-    let req = Request { pb, id, lun, flags, completion, a5: m.a(5), done: done.clone() };
+    let req = Request {
+        pb,
+        id,
+        lun,
+        flags,
+        completion,
+        a5: m.a(5),
+        done: done.clone(),
+    };
     m.write_u16(pb + SCSI_RESULT, SCSI_REQUEST_IN_PROGRESS as u16);
     enqueue(m, req);
     kick(m)?;
@@ -704,7 +770,13 @@ pub(crate) fn kick(m: &mut Machine) -> Result<(), Fault> {
     if st.sim.active.is_some() || st.bus.phase() != BusPhase::BusFree {
         return Ok(());
     }
-    let Some(pb) = st.sim.queue.iter().find(|r| !st.sim.frozen.contains(&(r.id, r.lun))).map(|r| r.pb) else {
+    let Some(pb) = st
+        .sim
+        .queue
+        .iter()
+        .find(|r| !st.sim.frozen.contains(&(r.id, r.lun)))
+        .map(|r| r.pb)
+    else {
         return Ok(());
     };
     let req = remove_queued(m, pb).expect("found above");
@@ -717,7 +789,12 @@ pub(crate) fn kick(m: &mut Machine) -> Result<(), Fault> {
         "SCSI Manager 4.3 command complete",
         Box::new(move |m: &mut Machine| complete_active(m, pb)),
     );
-    state(m).sim.active = Some(Active { req, outcome, irq, due });
+    state(m).sim.active = Some(Active {
+        req,
+        outcome,
+        irq,
+        due,
+    });
     if outcome.result == SCSI_SCSI_BUS_RESET {
         // A target reset the bus: everything else in the SIM is lost too.
         let queued: Vec<Request> = state(m).sim.queue.drain(..).collect();
@@ -730,7 +807,10 @@ pub(crate) fn kick(m: &mut Machine) -> Result<(), Fault> {
 
 fn complete_active(m: &mut Machine, pb: u32) -> Result<(), Fault> {
     let Some(a) = state(m).sim.active.take() else {
-        return Err(Fault::misuse(SCSI_ATOMIC, format!("internal: completion of ${pb:08X} with nothing in flight")));
+        return Err(Fault::misuse(
+            SCSI_ATOMIC,
+            format!("internal: completion of ${pb:08X} with nothing in flight"),
+        ));
     };
     assert_eq!(a.req.pb, pb, "the in-flight request completes");
     finish(m, a.req, a.outcome)
@@ -763,7 +843,8 @@ pub(crate) fn fail_all_for_reset(m: &mut Machine) {
 fn finish(m: &mut Machine, req: Request, mut o: Outcome) -> Result<(), Fault> {
     let pb = req.pb;
     let failed = !matches!(o.result, NO_ERR | SCSI_REQUEST_ABORTED | SCSI_TERMINATED);
-    let freeze = (failed && req.flags & SCSI_SIMQ_NO_FREEZE == 0) || req.flags & SCSI_SIMQ_FREEZE != 0;
+    let freeze =
+        (failed && req.flags & SCSI_SIMQ_NO_FREEZE == 0) || req.flags & SCSI_SIMQ_FREEZE != 0;
     if freeze {
         state(m).sim.frozen.insert((req.id, req.lun));
         o.result_flags |= SCSI_SIMQ_FROZEN;
@@ -777,7 +858,11 @@ fn finish(m: &mut Machine, req: Request, mut o: Outcome) -> Result<(), Fault> {
     }
     m.write_u16(pb + SCSI_RESULT, o.result as u16);
     req.done.store(true, Ordering::SeqCst);
-    state(m).calls.push(ScsiCall::Completion { pb, result: o.result, routine: req.completion });
+    state(m).calls.push(ScsiCall::Completion {
+        pb,
+        result: o.result,
+        routine: req.completion,
+    });
     kick(m)?;
     if req.completion != 0 {
         call_completion(m, req.completion, pb, req.a5)?;
@@ -797,10 +882,17 @@ fn wait_done(m: &mut Machine, pb: u32, done: &Arc<AtomicBool>) -> Result<(), Fau
     }
     // Interrupts at level 2 are masked: poll the SIM as the XPT does.
     while !done.load(Ordering::SeqCst) {
-        let Some((irq, due, active_pb)) = state(m).sim.active.as_ref().map(|a| (a.irq, a.due, a.req.pb)) else {
+        let Some((irq, due, active_pb)) = state(m)
+            .sim
+            .active
+            .as_ref()
+            .map(|a| (a.irq, a.due, a.req.pb))
+        else {
             return Err(Fault::misuse(
                 SCSI_ATOMIC,
-                format!("synchronous SCSIExecIO (PB ${pb:08X}) with interrupts masked: nothing in flight can finish it"),
+                format!(
+                    "synchronous SCSIExecIO (PB ${pb:08X}) with interrupts masked: nothing in flight can finish it"
+                ),
             ));
         };
         m.cancel_interrupt(irq);
@@ -817,7 +909,11 @@ fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, u64), Fault> {
     let flags = req.flags;
     let io_flags = m.read_u16(pb + SCSI_IO_FLAGS);
     let cdb_len = m.read_u8(pb + SCSI_CDB_LENGTH) as u32;
-    let cdb_addr = if flags & SCSI_CDB_IS_POINTER != 0 { m.read_u32(pb + SCSI_CDB) } else { pb + SCSI_CDB };
+    let cdb_addr = if flags & SCSI_CDB_IS_POINTER != 0 {
+        m.read_u32(pb + SCSI_CDB)
+    } else {
+        pb + SCSI_CDB
+    };
     let cdb = m.read_bytes(cdb_addr, cdb_len);
     let dir = flags & SCSI_DIRECTION_MASK;
     let data_type = m.read_u8(pb + SCSI_DATA_TYPE);
@@ -863,16 +959,24 @@ fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, u64), Fault> {
         wrong_dir = true;
         state(m).bus.skip_to_status().expect("data phase");
     } else if data_type == SCSI_DATA_TIB && dir != SCSI_DIRECTION_NONE {
-        if matches!(state(m).bus.phase(), BusPhase::DataIn { .. } | BusPhase::DataOut { .. }) {
+        if matches!(
+            state(m).bus.phase(),
+            BusPhase::DataIn { .. } | BusPhase::DataOut { .. }
+        ) {
             let tdir = if want_in { TibDir::In } else { TibDir::Out };
             let run = tib::run(m, ptr, tdir, blind, SCSI_ATOMIC)?;
             moved = run.moved as u64;
             match run.end {
                 TibEnd::Stop | TibEnd::PhaseChanged { .. } => {}
-                TibEnd::BlindTimeout { .. } | TibEnd::CompareMismatch { .. } => underrun_blind = true,
+                TibEnd::BlindTimeout { .. } | TibEnd::CompareMismatch { .. } => {
+                    underrun_blind = true
+                }
                 TibEnd::BadInstruction { .. } => bad_tib = true,
             }
-            if matches!(state(m).bus.phase(), BusPhase::DataIn { .. } | BusPhase::DataOut { .. }) {
+            if matches!(
+                state(m).bus.phase(),
+                BusPhase::DataIn { .. } | BusPhase::DataOut { .. }
+            ) {
                 if !bad_tib && !underrun_blind {
                     overrun = true;
                 }
@@ -954,7 +1058,9 @@ fn autosense(m: &mut Machine, req: &Request, o: &mut Outcome, atn: bool) {
         return;
     }
     let mut data = Vec::new();
-    let mut phase = bus.command(&[0x03, 0, 0, 0, sense_len, 0]).expect("command phase");
+    let mut phase = bus
+        .command(&[0x03, 0, 0, 0, sense_len, 0])
+        .expect("command phase");
     if phase == BusPhase::BusFree {
         return;
     }
@@ -987,7 +1093,11 @@ fn call_completion(m: &mut Machine, routine: u32, pb: u32, a5: u32) -> Result<()
 /// Glue entry (a host routine reached by the nested call; SP → the sentinel): push the PB,
 /// then the glue's return address, then "return" into the routine.
 fn glue_entry(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
-    let (routine, pb) = state(m).sim.glue_next.pop().expect("glue entered with a routine");
+    let (routine, pb) = state(m)
+        .sim
+        .glue_next
+        .pop()
+        .expect("glue entered with a routine");
     let (_, ret) = state(m).sim.glue.expect("installed");
     let sp = m.sp();
     state(m).sim.glue_sp.push(sp);

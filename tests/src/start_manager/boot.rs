@@ -20,8 +20,8 @@
 
 use std::fmt;
 
-use crate::error::{Fault, RunError};
 use crate::drive_queue::Drive;
+use crate::error::{Fault, RunError};
 use crate::file_manager::{self, Volume};
 use crate::loader::Preserved;
 use crate::lowmem;
@@ -30,7 +30,9 @@ use crate::memory_manager::ZoneId;
 use crate::scsi::{ScsiBus, SelectError, status};
 use crate::scsi_manager;
 
-use super::checks::{DriverChoice, DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk};
+use super::checks::{
+    DriverChoice, DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk,
+};
 
 /// Low-memory `SCSIDrvrs` (word bitmap of IDs with a loaded driver; name and address from
 /// resource_dasm's table — UNCONFIRMED use by the ROM).
@@ -125,7 +127,14 @@ impl BootReport {
 /// READ(10); one retry on CHECK CONDITION or BUSY.
 pub fn rom_read(bus: &mut ScsiBus, id: u8, lba: u32, n: u32) -> Result<Vec<u8>, String> {
     let cdb: Vec<u8> = if lba < 1 << 21 && (1..=255).contains(&n) {
-        vec![0x08, (lba >> 16) as u8 & 0x1F, (lba >> 8) as u8, lba as u8, n as u8, 0]
+        vec![
+            0x08,
+            (lba >> 16) as u8 & 0x1F,
+            (lba >> 8) as u8,
+            lba as u8,
+            n as u8,
+            0,
+        ]
     } else {
         let mut c = vec![0x28, 0];
         c.extend_from_slice(&lba.to_be_bytes());
@@ -173,7 +182,10 @@ fn xref_lookup(m: &mut Machine, device: u32) -> Option<i16> {
 /// of guest code (a driver crashing, an unimplemented trap) ends the boot with that error.
 pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
     let traps_before = m.stats().trap_counts.clone();
-    let mut report = BootReport { rom: Some(cfg.rom), ..Default::default() };
+    let mut report = BootReport {
+        rom: Some(cfg.rom),
+        ..Default::default()
+    };
     m.set_sys_evt_mask(0);
     for id in (0..=6u8).rev() {
         if !scsi_manager::bus(m).ids().contains(&id) {
@@ -183,7 +195,9 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
         }
         let verdict = {
             let bus = scsi_manager::bus(m);
-            examine_disk(cfg.rom, &cfg.checks, &mut |lba, n| rom_read(bus, id, lba, n))
+            examine_disk(cfg.rom, &cfg.checks, &mut |lba, n| {
+                rom_read(bus, id, lba, n)
+            })
         };
         let (choice, image) = match verdict {
             Verdict::Skip(SkipReason::ReadFailed(e)) if e == "selection timeout" => {
@@ -205,17 +219,36 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
     run_ticks(m, cfg.settle_ticks).map_err(|f| m.fail(f, m.pc()))?;
 
     let loaded_refs: Vec<i16> = report.drivers().filter_map(|d| d.ref_num).collect();
-    report.drives = m.try_drives().map_err(|e| m.fail(Fault::Misuse { trap: None, message: e }, m.pc()))?;
-    if let Some(boot) = report.drives.iter().find(|d| loaded_refs.contains(&d.ref_num)).cloned() {
+    report.drives = m.try_drives().map_err(|e| {
+        m.fail(
+            Fault::Misuse {
+                trap: None,
+                message: e,
+            },
+            m.pc(),
+        )
+    })?;
+    if let Some(boot) = report
+        .drives
+        .iter()
+        .find(|d| loaded_refs.contains(&d.ref_num))
+        .cloned()
+    {
         report.boot_drive = Some(boot.number as u16);
         m.write_u16(lowmem::BOOT_DRIVE, boot.number as u16);
         match file_manager::read_through_driver(m, &boot, 0, 1024).map_err(|f| m.fail(f, m.pc()))? {
             Ok(b) => report.boot_blocks_signature = Some(u16::from_be_bytes([b[0], b[1]])),
-            Err(e) => report.errors.push(format!("boot blocks of drive {}: error {e}", boot.number)),
+            Err(e) => report
+                .errors
+                .push(format!("boot blocks of drive {}: error {e}", boot.number)),
         }
         mount_recording(m, boot.number as u16, &mut report)?;
     }
-    report.events = m.posted_events().iter().map(|e| (e.code, e.message)).collect();
+    report.events = m
+        .posted_events()
+        .iter()
+        .map(|e| (e.code, e.message))
+        .collect();
     let disk_events: Vec<u16> = m.disk_events().iter().map(|&d| d as u16).collect();
     for drive in disk_events {
         if report.boot_drive == Some(drive) {
@@ -238,7 +271,9 @@ fn mount_recording(m: &mut Machine, drive: u16, report: &mut BootReport) -> Resu
     match file_manager::mount(m, drive).map_err(|f| m.fail(f, m.pc()))? {
         Ok(_) => {}
         Err(file_manager::VOL_ON_LIN_ERR) => {}
-        Err(e) => report.errors.push(format!("mounting drive {drive}: error {e}")),
+        Err(e) => report
+            .errors
+            .push(format!("mounting drive {drive}: error {e}")),
     }
     Ok(())
 }
@@ -259,9 +294,14 @@ fn load_and_call(
     choice: DriverChoice,
     image: &[u8],
 ) -> Result<ScanOutcome, RunError> {
-    let address = m.new_ptr(ZoneId::System, image.len() as u32, false).map_err(|e| {
-        RunError::setup(m.model(), format!("no room for a {}-byte driver ({e})", image.len()))
-    })?;
+    let address = m
+        .new_ptr(ZoneId::System, image.len() as u32, false)
+        .map_err(|e| {
+            RunError::setup(
+                m.model(),
+                format!("no room for a {}-byte driver ({e})", image.len()),
+            )
+        })?;
     m.write_bytes(address, image);
     m.flush_icache(); // the ROM flushes after loading code
     let bits = m.read_u16(SCSI_DRVRS);
@@ -301,7 +341,9 @@ fn load_and_call(
 impl fmt::Display for BootReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let rom = match self.rom {
-            Some(RomGeneration::OriginalScsiManager) => "original SCSI Manager ROM (Mac II/Quadra 800 class)",
+            Some(RomGeneration::OriginalScsiManager) => {
+                "original SCSI Manager ROM (Mac II/Quadra 800 class)"
+            }
             Some(RomGeneration::ScsiManager43) => "SCSI Manager 4.3 ROM (Quadra 840AV class)",
             None => "?",
         };
@@ -339,7 +381,11 @@ impl fmt::Display for BootReport {
                 d.disk_in_place,
                 d.installed,
                 d.sides,
-                if Some(d.number as u16) == self.boot_drive { " (boot drive)" } else { "" }
+                if Some(d.number as u16) == self.boot_drive {
+                    " (boot drive)"
+                } else {
+                    ""
+                }
             )?;
         }
         writeln!(f, "Volumes:")?;

@@ -5,8 +5,7 @@
 //! it off or on and see what a driver or formatter depends on.
 
 use ferrite_shared::partition_map::{
-    DDM_SIGNATURE, DriverDescriptorMap, PM_SIGNATURE, PartitionEntry,
-    boot_checksum,
+    DDM_SIGNATURE, DriverDescriptorMap, PM_SIGNATURE, PartitionEntry, boot_checksum,
 };
 
 /// Which ROM generation is modelled.
@@ -108,13 +107,20 @@ impl std::fmt::Display for SkipReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SkipReason::ReadFailed(e) => write!(f, "reading the disk failed: {e}"),
-            SkipReason::NotFormatted { sig } => write!(f, "block 0 signature ${sig:04X} is not 'ER'"),
+            SkipReason::NotFormatted { sig } => {
+                write!(f, "block 0 signature ${sig:04X} is not 'ER'")
+            }
             SkipReason::NoDriverForOsType { os_type } => {
                 write!(f, "no driver descriptor with ddType {os_type}")
             }
-            SkipReason::NoPartitionMap { sig } => write!(f, "block 1 signature ${sig:04X} is not 'PM'"),
+            SkipReason::NoPartitionMap { sig } => {
+                write!(f, "block 1 signature ${sig:04X} is not 'PM'")
+            }
             SkipReason::NoDriverEntry => {
-                write!(f, "no Apple_Driver… map entry matches the driver descriptor")
+                write!(
+                    f,
+                    "no Apple_Driver… map entry matches the driver descriptor"
+                )
             }
             SkipReason::NoHfsPartition => write!(f, "no Apple_HFS partition"),
             SkipReason::ChecksumMismatch { stored, computed } => write!(
@@ -130,7 +136,10 @@ impl std::fmt::Display for SkipReason {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// Load this driver (its bytes are in `image`).
-    Load { driver: DriverChoice, image: Vec<u8> },
+    Load {
+        driver: DriverChoice,
+        image: Vec<u8>,
+    },
     /// Old 'TS' or unknown map: the driver is called without partition checks (UNCONFIRMED);
     /// the model refuses to guess and reports it.
     Skip(SkipReason),
@@ -158,9 +167,15 @@ pub fn examine_disk(
     if ddm.sig.get() != DDM_SIGNATURE {
         return skip(SkipReason::NotFormatted { sig: ddm.sig.get() });
     }
-    let Some(dd) = ddm.descriptors().iter().find(|d| d.kind.get() == checks.os_type).copied()
+    let Some(dd) = ddm
+        .descriptors()
+        .iter()
+        .find(|d| d.kind.get() == checks.os_type)
+        .copied()
     else {
-        return skip(SkipReason::NoDriverForOsType { os_type: checks.os_type });
+        return skip(SkipReason::NoDriverForOsType {
+            os_type: checks.os_type,
+        });
     };
     let b1 = match read(1, 1) {
         Ok(b) => b,
@@ -212,7 +227,11 @@ pub fn examine_disk(
     image.truncate(load_bytes as usize);
     let checksum_checked = entry.name_bytes().starts_with(b"Maci");
     if checksum_checked {
-        let n = if checks.checksum_word_count { boot_size & 0xFFFF } else { boot_size };
+        let n = if checks.checksum_word_count {
+            boot_size & 0xFFFF
+        } else {
+            boot_size
+        };
         if n as usize > image.len() {
             return skip(SkipReason::BadDriverExtent(format!(
                 "pmBootSize {boot_size} exceeds the {load_bytes} bytes loaded"

@@ -9,7 +9,10 @@
 //! (`IsDialogEvent`/`DialogSelect`), `NewDialog`, alert stages beyond the first (every alert
 //! is treated as stage 1: modelling choice).
 
-use super::{AlertKind, Frame, Input, Ret, Seen, WindowKind, check_range, read_str255, require, take_input, write_rect};
+use super::{
+    AlertKind, Frame, Input, Ret, Seen, WindowKind, check_range, read_str255, require, take_input,
+    write_rect,
+};
 use crate::error::Fault;
 use crate::machine::Machine;
 use crate::memory_manager::ZoneId;
@@ -55,7 +58,10 @@ impl DItem {
         self.kind & !ITEM_DISABLE
     }
     fn has_text(&self) -> bool {
-        matches!(self.base(), BUTTON | CHECKBOX | RADIO | STAT_TEXT | EDIT_TEXT)
+        matches!(
+            self.base(),
+            BUTTON | CHECKBOX | RADIO | STAT_TEXT | EDIT_TEXT
+        )
     }
 }
 
@@ -86,14 +92,24 @@ pub fn parse_ditl(d: &[u8]) -> Result<Vec<DItem>, String> {
     let mut at = 2;
     let mut items = Vec::new();
     for i in 0..n {
-        let h = d.get(at..at + 14).ok_or(format!("item {} runs past the end", i + 1))?;
+        let h = d
+            .get(at..at + 14)
+            .ok_or(format!("item {} runs past the end", i + 1))?;
         let r = |o: usize| i16::from_be_bytes([h[o], h[o + 1]]);
         let rect = [r(4), r(6), r(8), r(10)];
         let kind = h[12];
         let len = h[13] as usize;
-        let text = d.get(at + 14..at + 14 + len).ok_or(format!("item {} data runs past the end", i + 1))?.to_vec();
+        let text = d
+            .get(at + 14..at + 14 + len)
+            .ok_or(format!("item {} data runs past the end", i + 1))?
+            .to_vec();
         at += 14 + len + (len & 1);
-        items.push(DItem { kind, rect, text, handle: 0 });
+        items.push(DItem {
+            kind,
+            rect,
+            text,
+            handle: 0,
+        });
     }
     Ok(items)
 }
@@ -144,7 +160,9 @@ fn init_dialogs(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 
 fn new_text_handle(m: &mut Machine, call: &TrapCall, text: &[u8]) -> Result<u32, Fault> {
     let (mm, bus) = m.memory_manager_and_bus();
-    let h = mm.new_handle(bus, ZoneId::Application, text.len() as u32, false).map_err(|e| Fault::misuse(call.word, format!("no room for an item's text: {e}")))?;
+    let h = mm
+        .new_handle(bus, ZoneId::Application, text.len() as u32, false)
+        .map_err(|e| Fault::misuse(call.word, format!("no room for an item's text: {e}")))?;
     let p = m.read_u32(h);
     m.write_bytes(p, text);
     Ok(h)
@@ -168,11 +186,25 @@ fn get_new_dialog(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let ditl_id = r(DLOG_DITL);
     let title = d[DLOG_TITLE + 1..DLOG_TITLE + 1 + d[DLOG_TITLE] as usize].to_vec();
     let Some(ditl) = m.toolbox().rm.data(b"DITL", ditl_id).map(<[u8]>::to_vec) else {
-        return Err(f.misuse(format!("DLOG {id} names DITL {ditl_id}, which the application lacks")));
+        return Err(f.misuse(format!(
+            "DLOG {id} names DITL {ditl_id}, which the application lacks"
+        )));
     };
     let mut items = parse_ditl(&ditl).map_err(|e| f.misuse(format!("DITL {ditl_id}: {e}")))?;
     let refcon = u32::from_be_bytes(d[DLOG_REFCON..DLOG_REFCON + 4].try_into().unwrap());
-    let ptr = super::windows::create(m, call, storage, bounds, title.clone(), d[DLOG_VISIBLE] != 0, d[DLOG_GO_AWAY] != 0, refcon, behind, WindowKind::Dialog, DIALOG_RECORD_LEN)?;
+    let ptr = super::windows::create(
+        m,
+        call,
+        storage,
+        bounds,
+        title.clone(),
+        d[DLOG_VISIBLE] != 0,
+        d[DLOG_GO_AWAY] != 0,
+        refcon,
+        behind,
+        WindowKind::Dialog,
+        DIALOG_RECORD_LEN,
+    )?;
     for it in &mut items {
         if it.has_text() {
             it.handle = new_text_handle(m, call, &it.text)?;
@@ -182,30 +214,57 @@ fn get_new_dialog(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     m.write_u32(ptr + DIALOG_ITEMS, items_handle);
     m.write_u16(ptr + DIALOG_DEF_ITEM, 1);
     let title = super::mac_roman_text(&title);
-    m.toolbox().dm.dialogs.push(Dialog { ptr, title, items, items_handle, shown: false });
+    m.toolbox().dm.dialogs.push(Dialog {
+        ptr,
+        title,
+        items,
+        items_handle,
+        shown: false,
+    });
     f.ret(m, call, Ret::Long(ptr))
 }
 
 fn dialog_index(m: &mut Machine, f: &Frame, d: u32) -> Result<usize, Fault> {
-    m.toolbox().dm.dialogs.iter().position(|x| x.ptr == d).ok_or_else(|| f.misuse(format!("${d:08X} is not a live dialog")))
+    m.toolbox()
+        .dm
+        .dialogs
+        .iter()
+        .position(|x| x.ptr == d)
+        .ok_or_else(|| f.misuse(format!("${d:08X} is not a live dialog")))
 }
 
 /// The next scripted answer for a modal dialog or alert with `items`: an enabled item number.
-fn scripted_hit(m: &mut Machine, call: &TrapCall, items: &[DItem], default: i16, what: &str) -> Result<i16, Fault> {
+fn scripted_hit(
+    m: &mut Machine,
+    call: &TrapCall,
+    items: &[DItem],
+    default: i16,
+    what: &str,
+) -> Result<i16, Fault> {
     let Some(input) = take_input(m, |i| matches!(i, Input::DialogItem(_) | Input::Return)) else {
         let next = m.toolbox().script.front().cloned();
         return Err(Fault::setup(match next {
-            None => format!("script: it ended while {what} waits for the user (_{})", call.name),
-            Some(i) => format!("script: {i:?} is next, but {what} is up (_{}) and needs a DialogItem or Return", call.name),
+            None => format!(
+                "script: it ended while {what} waits for the user (_{})",
+                call.name
+            ),
+            Some(i) => format!(
+                "script: {i:?} is next, but {what} is up (_{}) and needs a DialogItem or Return",
+                call.name
+            ),
         }));
     };
     let n = match input {
         Input::DialogItem(n) => n,
         _ => default,
     };
-    let ok = n >= 1 && (n as usize) <= items.len() && items[n as usize - 1].kind & ITEM_DISABLE == 0;
+    let ok =
+        n >= 1 && (n as usize) <= items.len() && items[n as usize - 1].kind & ITEM_DISABLE == 0;
     if !ok {
-        return Err(Fault::setup(format!("script: item {n} of {what} cannot be clicked (it has {} items; disabled ones do not answer)", items.len())));
+        return Err(Fault::setup(format!(
+            "script: item {n} of {what} cannot be clicked (it has {} items; disabled ones do not answer)",
+            items.len()
+        )));
     }
     Ok(n)
 }
@@ -217,23 +276,47 @@ fn modal_dialog(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let filter = f.long(m, 0);
     let var = f.long(m, 1);
     if filter != 0 {
-        return Err(f.misuse(format!("filterProc ${filter:08X}: filter procedures are not modelled (pass NIL)")));
+        return Err(f.misuse(format!(
+            "filterProc ${filter:08X}: filter procedures are not modelled (pass NIL)"
+        )));
     }
     check_range(m, call.word, "ModalDialog's VAR itemHit", var, 2, true)?;
-    let front = m.toolbox().wm.windows.iter().find(|w| w.visible).map(|w| w.ptr);
+    let front = m
+        .toolbox()
+        .wm
+        .windows
+        .iter()
+        .find(|w| w.visible)
+        .map(|w| w.ptr);
     let Some(i) = front.and_then(|p| m.toolbox().dm.dialogs.iter().position(|d| d.ptr == p)) else {
         return Err(f.misuse("the front window is not a visible dialog".into()));
     };
     let dlg = m.toolbox().dm.dialogs[i].clone();
     if !dlg.shown {
-        let items = dlg.items.iter().map(|it| super::mac_roman_text(&substitute(m, &it.text))).collect();
+        let items = dlg
+            .items
+            .iter()
+            .map(|it| super::mac_roman_text(&substitute(m, &it.text)))
+            .collect();
         let tb = m.toolbox();
         tb.dm.dialogs[i].shown = true;
-        tb.screen.seen.push(Seen::Dialog { title: dlg.title.clone(), items });
+        tb.screen.seen.push(Seen::Dialog {
+            title: dlg.title.clone(),
+            items,
+        });
     }
     let default = m.read_u16(dlg.ptr + DIALOG_DEF_ITEM) as i16;
-    let hit = scripted_hit(m, call, &dlg.items, default, &format!("dialog {:?}", dlg.title))?;
-    m.toolbox().screen.seen.push(Seen::DialogHit { dialog: dlg.title.clone(), item: hit });
+    let hit = scripted_hit(
+        m,
+        call,
+        &dlg.items,
+        default,
+        &format!("dialog {:?}", dlg.title),
+    )?;
+    m.toolbox().screen.seen.push(Seen::DialogHit {
+        dialog: dlg.title.clone(),
+        item: hit,
+    });
     m.write_u16(var, hit as u16);
     f.ret(m, call, Ret::None)
 }
@@ -246,7 +329,9 @@ fn alert(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let id = f.int(m, 0);
     let filter = f.long(m, 1);
     if filter != 0 {
-        return Err(f.misuse(format!("filterProc ${filter:08X}: filter procedures are not modelled (pass NIL)")));
+        return Err(f.misuse(format!(
+            "filterProc ${filter:08X}: filter procedures are not modelled (pass NIL)"
+        )));
     }
     let kind = match call.number() {
         0x186 => AlertKind::Stop,
@@ -263,7 +348,9 @@ fn alert(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let ditl_id = i16::from_be_bytes([a[ALRT_DITL], a[ALRT_DITL + 1]]);
     let stages = u16::from_be_bytes([a[ALRT_STAGES], a[ALRT_STAGES + 1]]);
     let Some(ditl) = m.toolbox().rm.data(b"DITL", ditl_id).map(<[u8]>::to_vec) else {
-        return Err(f.misuse(format!("ALRT {id} names DITL {ditl_id}, which the application lacks")));
+        return Err(f.misuse(format!(
+            "ALRT {id} names DITL {ditl_id}, which the application lacks"
+        )));
     };
     let items = parse_ditl(&ditl).map_err(|e| f.misuse(format!("DITL {ditl_id}: {e}")))?;
     // Stage 1 = the bottom nibble (facts §3.6).
@@ -274,10 +361,24 @@ fn alert(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         return f.ret(m, call, Ret::Word(0xFFFF));
     }
     let default = if stage & 8 != 0 { 2 } else { 1 };
-    let texts = items.iter().filter(|i| matches!(i.base(), STAT_TEXT | EDIT_TEXT)).map(|i| super::mac_roman_text(&substitute(m, &i.text))).collect();
-    let buttons = items.iter().filter(|i| i.base() == BUTTON).map(|i| super::mac_roman_text(&i.text)).collect();
+    let texts = items
+        .iter()
+        .filter(|i| matches!(i.base(), STAT_TEXT | EDIT_TEXT))
+        .map(|i| super::mac_roman_text(&substitute(m, &i.text)))
+        .collect();
+    let buttons = items
+        .iter()
+        .filter(|i| i.base() == BUTTON)
+        .map(|i| super::mac_roman_text(&i.text))
+        .collect();
     let hit = scripted_hit(m, call, &items, default, &format!("alert {id}"))?;
-    m.toolbox().screen.seen.push(Seen::Alert { kind, id, texts, buttons, hit });
+    m.toolbox().screen.seen.push(Seen::Alert {
+        kind,
+        id,
+        texts,
+        buttons,
+        hit,
+    });
     f.ret(m, call, Ret::Word(hit as u16))
 }
 
@@ -307,7 +408,11 @@ fn get_dialog_item(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     check_range(m, call.word, "VAR item", vh, 4, true)?;
     check_range(m, call.word, "VAR box", vb, 8, true)?;
     let items = m.toolbox().dm.dialogs[i].items.clone();
-    let Some(it) = usize::try_from(n).ok().filter(|&k| k >= 1).and_then(|k| items.get(k - 1)) else {
+    let Some(it) = usize::try_from(n)
+        .ok()
+        .filter(|&k| k >= 1)
+        .and_then(|k| items.get(k - 1))
+    else {
         return Err(f.misuse(format!("item {n} of a {}-item dialog", items.len())));
     };
     m.write_u16(vt, it.kind as u16);
@@ -317,7 +422,17 @@ fn get_dialog_item(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 }
 
 fn find_item_handle(m: &mut Machine, h: u32) -> Option<(usize, usize)> {
-    m.toolbox().dm.dialogs.iter().enumerate().find_map(|(d, dlg)| dlg.items.iter().position(|it| it.handle == h && h != 0).map(|k| (d, k)))
+    m.toolbox()
+        .dm
+        .dialogs
+        .iter()
+        .enumerate()
+        .find_map(|(d, dlg)| {
+            dlg.items
+                .iter()
+                .position(|it| it.handle == h && h != 0)
+                .map(|k| (d, k))
+        })
 }
 
 /// `SetDialogItemText(item: Handle; text: Str255)`: static and edit text items only.
@@ -328,8 +443,14 @@ fn set_dialog_item_text(m: &mut Machine, call: &mut TrapCall) -> Result<(), Faul
     let Some((d, k)) = find_item_handle(m, h) else {
         return Err(f.misuse(format!("${h:08X} is not the handle of a dialog item")));
     };
-    if !matches!(m.toolbox().dm.dialogs[d].items[k].base(), STAT_TEXT | EDIT_TEXT) {
-        return Err(f.misuse(format!("item {} is not a static or edit text item (controls have control handles)", k + 1)));
+    if !matches!(
+        m.toolbox().dm.dialogs[d].items[k].base(),
+        STAT_TEXT | EDIT_TEXT
+    ) {
+        return Err(f.misuse(format!(
+            "item {} is not a static or edit text item (controls have control handles)",
+            k + 1
+        )));
     }
     let (mm, bus) = m.memory_manager_and_bus();
     mm.set_handle_size(bus, h, text.len() as u32)
@@ -340,7 +461,11 @@ fn set_dialog_item_text(m: &mut Machine, call: &mut TrapCall) -> Result<(), Faul
     let tb = m.toolbox();
     tb.dm.dialogs[d].items[k].text = text.clone();
     let dialog = tb.dm.dialogs[d].title.clone();
-    tb.screen.seen.push(Seen::DialogItemText { dialog, item: k as i16 + 1, text: super::mac_roman_text(&text) });
+    tb.screen.seen.push(Seen::DialogItemText {
+        dialog,
+        item: k as i16 + 1,
+        text: super::mac_roman_text(&text),
+    });
     f.ret(m, call, Ret::None)
 }
 
@@ -385,9 +510,16 @@ fn dispose_dialog(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let d = f.long(m, 0);
     let i = dialog_index(m, &f, d)?;
     let dlg = m.toolbox().dm.dialogs.remove(i);
-    for h in dlg.items.iter().map(|it| it.handle).filter(|&h| h != 0).chain([dlg.items_handle]) {
+    for h in dlg
+        .items
+        .iter()
+        .map(|it| it.handle)
+        .filter(|&h| h != 0)
+        .chain([dlg.items_handle])
+    {
         let (mm, bus) = m.memory_manager_and_bus();
-        mm.dispose_handle(bus, h).map_err(|e| f.misuse(format!("dialog item handle: {e}")))?;
+        mm.dispose_handle(bus, h)
+            .map_err(|e| f.misuse(format!("dialog item handle: {e}")))?;
     }
     super::windows::dispose(m, call, d, call.number() == 0x183)?;
     f.ret(m, call, Ret::None)

@@ -55,16 +55,36 @@ fn next_event(m: &mut Machine, call: &TrapCall, mask: u16) -> Result<Option<Even
     if wants(ACTIVATE_EVT)
         && let Some(w) = {
             let wm = &mut m.toolbox().wm;
-            if wm.activate.is_empty() { None } else { Some(wm.activate.remove(0)) }
+            if wm.activate.is_empty() {
+                None
+            } else {
+                Some(wm.activate.remove(0))
+            }
         }
     {
-        return Ok(Some(Event { what: ACTIVATE_EVT, message: w, at: (0, 0), modifiers: ACTIVE_FLAG }));
+        return Ok(Some(Event {
+            what: ACTIVATE_EVT,
+            message: w,
+            at: (0, 0),
+            modifiers: ACTIVE_FLAG,
+        }));
     }
     // Update events, front to back.
-    let pending_update = m.toolbox().wm.windows.iter().find(|w| w.visible && w.needs_update).map(|w| w.ptr);
+    let pending_update = m
+        .toolbox()
+        .wm
+        .windows
+        .iter()
+        .find(|w| w.visible && w.needs_update)
+        .map(|w| w.ptr);
     if let Some(w) = pending_update {
         if wants(UPDATE_EVT) {
-            return Ok(Some(Event { what: UPDATE_EVT, message: w, at: (0, 0), modifiers: 0 }));
+            return Ok(Some(Event {
+                what: UPDATE_EVT,
+                message: w,
+                at: (0, 0),
+                modifiers: 0,
+            }));
         }
         return Ok(None);
     }
@@ -72,29 +92,56 @@ fn next_event(m: &mut Machine, call: &TrapCall, mask: u16) -> Result<Option<Even
         return Ok(None);
     }
     // The user.
-    if FAIL_ON_STUCK_MENU_HIGHLIGHT && m.toolbox().mm.hilited != 0 && !m.toolbox().script.is_empty() {
+    if FAIL_ON_STUCK_MENU_HIGHLIGHT && m.toolbox().mm.hilited != 0 && !m.toolbox().script.is_empty()
+    {
         let id = m.toolbox().mm.hilited;
-        return Err(Fault::misuse(call.word, format!("_{}: menu {id}'s title is still highlighted; call HiliteMenu(0) after handling a menu choice", call.name)));
+        return Err(Fault::misuse(
+            call.word,
+            format!(
+                "_{}: menu {id}'s title is still highlighted; call HiliteMenu(0) after handling a menu choice",
+                call.name
+            ),
+        ));
     }
-    let Some(input) = m.toolbox().script.front().cloned() else { return Ok(None) };
+    let Some(input) = m.toolbox().script.front().cloned() else {
+        return Ok(None);
+    };
     let ev = match &input {
         Input::Menu { .. } => {
             if !wants(MOUSE_DOWN) {
                 return Ok(None);
             }
             super::menus::choose(m, &input).map_err(|e| Fault::setup(format!("script: {e}")))?;
-            Event { what: MOUSE_DOWN, message: 0, at: MENU_CLICK, modifiers: 0 }
+            Event {
+                what: MOUSE_DOWN,
+                message: 0,
+                at: MENU_CLICK,
+                modifiers: 0,
+            }
         }
         Input::CommandKey(c) | Input::Key(c) => {
             if !wants(KEY_DOWN) {
                 return Ok(None);
             }
-            let code = u8::try_from(*c as u32).map_err(|_| Fault::setup(format!("script: key {c:?} is not a one-byte character")))?;
-            let modifiers = if matches!(input, Input::CommandKey(_)) { CMD_KEY } else { 0 };
-            Event { what: KEY_DOWN, message: code as u32, at: (200, 300), modifiers }
+            let code = u8::try_from(*c as u32).map_err(|_| {
+                Fault::setup(format!("script: key {c:?} is not a one-byte character"))
+            })?;
+            let modifiers = if matches!(input, Input::CommandKey(_)) {
+                CMD_KEY
+            } else {
+                0
+            };
+            Event {
+                what: KEY_DOWN,
+                message: code as u32,
+                at: (200, 300),
+                modifiers,
+            }
         }
         Input::DialogItem(_) | Input::Return => {
-            return Err(Fault::setup(format!("script: {input:?} is next, but the application asks for events (no modal dialog or alert is up)")));
+            return Err(Fault::setup(format!(
+                "script: {input:?} is next, but the application asks for events (no modal dialog or alert is up)"
+            )));
         }
     };
     take_input(m, |_| true);
@@ -117,7 +164,12 @@ fn get_event(m: &mut Machine, call: &TrapCall, mask: u16, rec: u32) -> Result<bo
     check_range(m, call.word, "the EventRecord", rec, EVENT_RECORD_LEN, true)?;
     let ev = next_event(m, call, mask)?;
     let got = ev.is_some();
-    let ev = ev.unwrap_or(Event { what: NULL_EVENT, message: 0, at: (200, 300), modifiers: 0 });
+    let ev = ev.unwrap_or(Event {
+        what: NULL_EVENT,
+        message: 0,
+        at: (200, 300),
+        modifiers: 0,
+    });
     if got {
         m.toolbox().em.idle = 0;
     } else {
@@ -126,7 +178,13 @@ fn get_event(m: &mut Machine, call: &TrapCall, mask: u16, rec: u32) -> Result<bo
         if tb.script.is_empty() {
             tb.em.idle += 1;
             if tb.em.idle > IDLE_LIMIT {
-                return Err(Fault::misuse(call.word, format!("_{}: the script ended {IDLE_LIMIT} events ago and the application is still waiting for events (it never quit)", call.name)));
+                return Err(Fault::misuse(
+                    call.word,
+                    format!(
+                        "_{}: the script ended {IDLE_LIMIT} events ago and the application is still waiting for events (it never quit)",
+                        call.name
+                    ),
+                ));
             }
         }
     }

@@ -22,7 +22,15 @@ const MENU_TITLE: usize = 14;
 
 /// Desk accessories `AppendResMenu(menu, 'DRVR')` lists (modelling choice; the System file is
 /// not modelled).
-pub const DESK_ACCESSORIES: &[&str] = &["Alarm Clock", "Calculator", "Chooser", "Key Caps", "Note Pad", "Puzzle", "Scrapbook"];
+pub const DESK_ACCESSORIES: &[&str] = &[
+    "Alarm Clock",
+    "Calculator",
+    "Chooser",
+    "Key Caps",
+    "Note Pad",
+    "Puzzle",
+    "Scrapbook",
+];
 
 /// One item.
 #[derive(Debug, Clone)]
@@ -61,21 +69,39 @@ fn parse_menu(d: &[u8]) -> Result<(i16, Vec<u8>, bool, Vec<MenuItem>), String> {
         return Err("shorter than its header".into());
     }
     let id = i16::from_be_bytes([d[MENU_ID], d[MENU_ID + 1]]);
-    let flags = u32::from_be_bytes(d[MENU_ENABLE_FLAGS..MENU_ENABLE_FLAGS + 4].try_into().unwrap());
+    let flags = u32::from_be_bytes(
+        d[MENU_ENABLE_FLAGS..MENU_ENABLE_FLAGS + 4]
+            .try_into()
+            .unwrap(),
+    );
     let tl = d[MENU_TITLE] as usize;
-    let title = d.get(MENU_TITLE + 1..MENU_TITLE + 1 + tl).ok_or("title past the end")?.to_vec();
+    let title = d
+        .get(MENU_TITLE + 1..MENU_TITLE + 1 + tl)
+        .ok_or("title past the end")?
+        .to_vec();
     let mut at = MENU_TITLE + 1 + tl;
     let mut items = Vec::new();
     loop {
-        let n = *d.get(at).ok_or("items run past the end (no terminating 0)")? as usize;
+        let n = *d
+            .get(at)
+            .ok_or("items run past the end (no terminating 0)")? as usize;
         if n == 0 {
             break;
         }
-        let text = d.get(at + 1..at + 1 + n).ok_or("item text past the end")?.to_vec();
-        let attrs = d.get(at + 1 + n..at + 5 + n).ok_or("item attributes past the end")?;
+        let text = d
+            .get(at + 1..at + 1 + n)
+            .ok_or("item text past the end")?
+            .to_vec();
+        let attrs = d
+            .get(at + 1 + n..at + 5 + n)
+            .ok_or("item attributes past the end")?;
         let k = items.len() + 1;
         let enabled = k > 31 || flags & (1 << k) != 0;
-        items.push(MenuItem { text, key: attrs[1], enabled });
+        items.push(MenuItem {
+            text,
+            key: attrs[1],
+            enabled,
+        });
         at += 5 + n;
     }
     Ok((id, title, flags & 1 != 0, items))
@@ -84,14 +110,32 @@ fn parse_menu(d: &[u8]) -> Result<(i16, Vec<u8>, bool, Vec<MenuItem>), String> {
 /// Load `MENU id` into a new menu handle.
 fn load_menu(m: &mut Machine, call: &TrapCall, id: i16) -> Result<u32, Fault> {
     let Some(d) = m.toolbox().rm.data(b"MENU", id).map(<[u8]>::to_vec) else {
-        return Err(Fault::misuse(call.word, format!("_{}: no MENU {id} in the application's resources", call.name)));
+        return Err(Fault::misuse(
+            call.word,
+            format!(
+                "_{}: no MENU {id} in the application's resources",
+                call.name
+            ),
+        ));
     };
-    let (mid, title, enabled, items) = parse_menu(&d).map_err(|e| Fault::misuse(call.word, format!("MENU {id}: {e}")))?;
+    let (mid, title, enabled, items) =
+        parse_menu(&d).map_err(|e| Fault::misuse(call.word, format!("MENU {id}: {e}")))?;
     let (mm, bus) = m.memory_manager_and_bus();
-    let h = mm.new_handle(bus, ZoneId::Application, d.len() as u32, false).map_err(|e| Fault::misuse(call.word, format!("no room for MENU {id}: {e}")))?;
+    let h = mm
+        .new_handle(bus, ZoneId::Application, d.len() as u32, false)
+        .map_err(|e| Fault::misuse(call.word, format!("no room for MENU {id}: {e}")))?;
     let p = m.read_u32(h);
     m.write_bytes(p, &d);
-    m.toolbox().mm.menus.insert(h, Menu { id: mid, handle: h, title, enabled, items });
+    m.toolbox().mm.menus.insert(
+        h,
+        Menu {
+            id: mid,
+            handle: h,
+            title,
+            enabled,
+            items,
+        },
+    );
     Ok(h)
 }
 
@@ -130,7 +174,9 @@ fn get_new_mbar(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         handles.push(load_menu(m, call, mid)?);
     }
     let (mm, bus) = m.memory_manager_and_bus();
-    let h = mm.new_handle(bus, ZoneId::Application, d.len() as u32, false).map_err(|e| f.misuse(format!("no room: {e}")))?;
+    let h = mm
+        .new_handle(bus, ZoneId::Application, d.len() as u32, false)
+        .map_err(|e| f.misuse(format!("no room: {e}")))?;
     let p = m.read_u32(h);
     m.write_bytes(p, &d);
     m.toolbox().mm.lists.insert(h, handles);
@@ -165,13 +211,22 @@ fn get_menu_handle(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     menus_ready(m, call)?;
     let id = f.int(m, 0);
     let mm = &m.toolbox().mm;
-    let h = mm.bar.iter().copied().find(|h| mm.menus[h].id == id).unwrap_or(0);
+    let h = mm
+        .bar
+        .iter()
+        .copied()
+        .find(|h| mm.menus[h].id == id)
+        .unwrap_or(0);
     f.ret(m, call, Ret::Long(h))
 }
 
 fn menu_arg(m: &mut Machine, f: &Frame, i: usize) -> Result<u32, Fault> {
     let h = f.long(m, i);
-    if m.toolbox().mm.menus.contains_key(&h) { Ok(h) } else { Err(f.misuse(format!("${h:08X} is not a menu handle"))) }
+    if m.toolbox().mm.menus.contains_key(&h) {
+        Ok(h)
+    } else {
+        Err(f.misuse(format!("${h:08X} is not a menu handle")))
+    }
 }
 
 /// `AppendResMenu(theMenu: MenuHandle; theType: ResType)`: only `'DRVR'` (desk accessories)
@@ -181,28 +236,49 @@ fn append_res_menu(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let h = menu_arg(m, &f, 0)?;
     let t = f.long(m, 1).to_be_bytes();
     if &t != b"DRVR" {
-        return Err(f.misuse(format!("resource type {:?} is not modelled (only 'DRVR')", String::from_utf8_lossy(&t))));
+        return Err(f.misuse(format!(
+            "resource type {:?} is not modelled (only 'DRVR')",
+            String::from_utf8_lossy(&t)
+        )));
     }
     let menu = m.toolbox().mm.menus.get_mut(&h).unwrap();
     for da in DESK_ACCESSORIES {
-        menu.items.push(MenuItem { text: da.as_bytes().to_vec(), key: 0, enabled: true });
+        menu.items.push(MenuItem {
+            text: da.as_bytes().to_vec(),
+            key: 0,
+            enabled: true,
+        });
     }
     f.ret(m, call, Ret::None)
 }
 
 /// Find the scripted choice `(menu title, item text)` in the bar.
-pub(crate) fn resolve_choice(m: &mut Machine, menu: &str, item: &str) -> Result<(i16, i16), String> {
+pub(crate) fn resolve_choice(
+    m: &mut Machine,
+    menu: &str,
+    item: &str,
+) -> Result<(i16, i16), String> {
     let mm = &m.toolbox().mm;
     let Some(mh) = mm.bar.iter().find(|h| menu_title(&mm.menus[h]) == menu) else {
         let titles: Vec<String> = mm.bar.iter().map(|h| menu_title(&mm.menus[h])).collect();
-        return Err(format!("the script chooses from menu {menu:?}, but the menu bar has {titles:?}"));
+        return Err(format!(
+            "the script chooses from menu {menu:?}, but the menu bar has {titles:?}"
+        ));
     };
     let me = &mm.menus[mh];
-    let Some(i) = me.items.iter().position(|it| super::mac_roman_text(&it.text) == item) else {
-        return Err(format!("the script chooses {item:?}, which menu {menu:?} does not have"));
+    let Some(i) = me
+        .items
+        .iter()
+        .position(|it| super::mac_roman_text(&it.text) == item)
+    else {
+        return Err(format!(
+            "the script chooses {item:?}, which menu {menu:?} does not have"
+        ));
     };
     if !me.enabled || !me.items[i].enabled {
-        return Err(format!("the script chooses {menu:?} > {item:?}, which is disabled"));
+        return Err(format!(
+            "the script chooses {menu:?} > {item:?}, which is disabled"
+        ));
     }
     Ok((me.id, i as i16 + 1))
 }
@@ -211,8 +287,14 @@ fn record_choice(m: &mut Machine, id: i16, item: i16) {
     let mm = &m.toolbox().mm;
     if let Some(h) = mm.bar.iter().find(|h| mm.menus[h].id == id) {
         let me = &mm.menus[h];
-        let (menu, item) = (menu_title(me), super::mac_roman_text(&me.items[item as usize - 1].text));
-        m.toolbox().screen.seen.push(Seen::MenuChosen { menu, item });
+        let (menu, item) = (
+            menu_title(me),
+            super::mac_roman_text(&me.items[item as usize - 1].text),
+        );
+        m.toolbox()
+            .screen
+            .seen
+            .push(Seen::MenuChosen { menu, item });
     }
 }
 
@@ -246,7 +328,9 @@ fn menu_key(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         let me = &mm.menus[h];
         me.items
             .iter()
-            .position(|it| it.key != 0 && it.key.to_ascii_uppercase() == c && it.enabled && me.enabled)
+            .position(|it| {
+                it.key != 0 && it.key.to_ascii_uppercase() == c && it.enabled && me.enabled
+            })
             .map(|i| (me.id, i as i16 + 1))
     });
     let r = match hit {
@@ -275,9 +359,20 @@ fn get_menu_item_text(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault>
     let h = menu_arg(m, &f, 0)?;
     let item = f.int(m, 1);
     let var = f.long(m, 2);
-    check_range(m, call.word, "GetMenuItemText's VAR string", var, 256, false)?;
+    check_range(
+        m,
+        call.word,
+        "GetMenuItemText's VAR string",
+        var,
+        256,
+        false,
+    )?;
     let items = &m.toolbox().mm.menus[&h].items;
-    let Some(it) = usize::try_from(item).ok().filter(|&i| i >= 1).and_then(|i| items.get(i - 1)) else {
+    let Some(it) = usize::try_from(item)
+        .ok()
+        .filter(|&i| i >= 1)
+        .and_then(|i| items.get(i - 1))
+    else {
         return Err(f.misuse(format!("item {item} of a {}-item menu", items.len())));
     };
     let text = it.text.clone();

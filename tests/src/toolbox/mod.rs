@@ -83,23 +83,49 @@ pub enum Seen {
     /// The menu bar was drawn with these titles ("Apple" for the Apple menu).
     MenuBar(Vec<String>),
     /// A window or dialog appeared (or was created invisible).
-    WindowOpened { title: String, kind: WindowKind, bounds: [i16; 4], visible: bool },
+    WindowOpened {
+        title: String,
+        kind: WindowKind,
+        bounds: [i16; 4],
+        visible: bool,
+    },
     /// A window or dialog went away.
     WindowClosed { title: String },
     /// A string was drawn in a window at pen position `(h, v)` (local coordinates).
-    Text { window: String, h: i16, v: i16, font: i16, size: i16, text: String },
+    Text {
+        window: String,
+        h: i16,
+        v: i16,
+        font: i16,
+        size: i16,
+        text: String,
+    },
     /// A shape operation (`FrameRect`, `EraseRect`, `PaintRect`, `InvertRect`, `LineTo`).
-    Shape { window: String, op: &'static str, rect: [i16; 4] },
+    Shape {
+        window: String,
+        op: &'static str,
+        rect: [i16; 4],
+    },
     /// The user chose a menu item (by mouse or key).
     MenuChosen { menu: String, item: String },
     /// An alert: its static texts after `^0`–`^3` substitution, its buttons, the answer.
-    Alert { kind: AlertKind, id: i16, texts: Vec<String>, buttons: Vec<String>, hit: i16 },
+    Alert {
+        kind: AlertKind,
+        id: i16,
+        texts: Vec<String>,
+        buttons: Vec<String>,
+        hit: i16,
+    },
     /// A modal dialog's items as shown when `ModalDialog` first ran.
     Dialog { title: String, items: Vec<String> },
     /// The user clicked an item of a modal dialog.
     DialogHit { dialog: String, item: i16 },
     /// The application changed a dialog item's text.
-    DialogItemText { dialog: String, item: i16, text: String },
+    DialogItemText {
+        dialog: String,
+        item: i16,
+        text: String,
+    },
     /// A desk accessory was opened.
     DeskAccessory(String),
     /// The application ended with `_ExitToShell`.
@@ -135,7 +161,10 @@ impl ScreenRecord {
     }
     /// The alerts shown.
     pub fn alerts(&self) -> Vec<&Seen> {
-        self.seen.iter().filter(|s| matches!(s, Seen::Alert { .. })).collect()
+        self.seen
+            .iter()
+            .filter(|s| matches!(s, Seen::Alert { .. }))
+            .collect()
     }
     /// One line per event, for failure messages.
     pub fn transcript(&self) -> String {
@@ -199,12 +228,23 @@ impl Machine {
 struct Installed(bool);
 
 /// Fail unless an `Init…` call ran before.
-pub(crate) fn require(m: &mut Machine, call: &TrapCall, done: bool, init: &str) -> Result<(), Fault> {
+pub(crate) fn require(
+    m: &mut Machine,
+    call: &TrapCall,
+    done: bool,
+    init: &str,
+) -> Result<(), Fault> {
     let _ = m;
     if done {
         Ok(())
     } else {
-        Err(Fault::misuse(call.word, format!("_{} called before {init} (IM: initialize the Toolbox managers first)", call.name)))
+        Err(Fault::misuse(
+            call.word,
+            format!(
+                "_{} called before {init} (IM: initialize the Toolbox managers first)",
+                call.name
+            ),
+        ))
     }
 }
 
@@ -234,7 +274,12 @@ pub(crate) enum Ret {
 }
 
 impl Frame {
-    pub fn new(m: &Machine, call: &TrapCall, sizes: &'static [u32], result: u32) -> Result<Frame, Fault> {
+    pub fn new(
+        m: &Machine,
+        call: &TrapCall,
+        sizes: &'static [u32],
+        result: u32,
+    ) -> Result<Frame, Fault> {
         let base = call.pascal_args(m);
         let total: u32 = sizes.iter().sum();
         let top = m.layout().stack.1;
@@ -247,7 +292,14 @@ impl Frame {
                 ),
             ));
         }
-        Ok(Frame { base, sizes, total, result, word: call.word, name: call.name })
+        Ok(Frame {
+            base,
+            sizes,
+            total,
+            result,
+            word: call.word,
+            name: call.name,
+        })
     }
 
     fn at(&self, i: usize) -> u32 {
@@ -325,12 +377,25 @@ impl Frame {
 pub(crate) const FIRST_GUEST_ADDRESS: u32 = 0x1_0000;
 
 /// Check that `[addr, addr + len)` is guest RAM (and even when `even`).
-pub(crate) fn check_range(m: &Machine, word: u16, what: &str, addr: u32, len: u32, even: bool) -> Result<(), Fault> {
+pub(crate) fn check_range(
+    m: &Machine,
+    word: u16,
+    what: &str,
+    addr: u32,
+    len: u32,
+    even: bool,
+) -> Result<(), Fault> {
     if addr < FIRST_GUEST_ADDRESS || !m.bus().in_ram(addr, len.max(1)) {
-        return Err(Fault::misuse(word, format!("{what}: ${addr:08X} (+{len}) is not application memory")));
+        return Err(Fault::misuse(
+            word,
+            format!("{what}: ${addr:08X} (+{len}) is not application memory"),
+        ));
     }
     if even && addr % 2 != 0 {
-        return Err(Fault::misuse(word, format!("{what}: ${addr:08X} is odd (the Toolbox reads words there)")));
+        return Err(Fault::misuse(
+            word,
+            format!("{what}: ${addr:08X} is odd (the Toolbox reads words there)"),
+        ));
     }
     Ok(())
 }
@@ -384,5 +449,9 @@ pub fn mac_roman_text(b: &[u8]) -> String {
 /// Take the next scripted input if `pred` accepts it.
 pub(crate) fn take_input(m: &mut Machine, pred: impl Fn(&Input) -> bool) -> Option<Input> {
     let tb = m.toolbox();
-    if tb.script.front().is_some_and(pred) { tb.script.pop_front() } else { None }
+    if tb.script.front().is_some_and(pred) {
+        tb.script.pop_front()
+    } else {
+        None
+    }
 }

@@ -46,7 +46,11 @@ pub struct PortState {
 
 impl Default for PortState {
     fn default() -> Self {
-        PortState { pen: (0, 0), font: DEFAULT_FONT.0, size: DEFAULT_FONT.1 }
+        PortState {
+            pen: (0, 0),
+            font: DEFAULT_FONT.0,
+            size: DEFAULT_FONT.1,
+        }
     }
 }
 
@@ -63,10 +67,20 @@ fn init_graf(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let f = Frame::new(m, call, &[4], 0)?;
     let g = f.long(m, 0);
     let low = (g as i64 + QD_GLOBALS_LOW as i64).max(0) as u32;
-    check_range(m, call.word, "InitGraf's globalPtr (the address of thePort, with 202 bytes of globals below it)", low, 206, true)?;
+    check_range(
+        m,
+        call.word,
+        "InitGraf's globalPtr (the address of thePort, with 202 bytes of globals below it)",
+        low,
+        206,
+        true,
+    )?;
     let a5 = m.toolbox().sl.a5;
     if a5 == 0 || m.a(5) != a5 {
-        return Err(f.misuse(format!("A5 is ${:08X}, not the application's A5 ${a5:08X}", m.a(5))));
+        return Err(f.misuse(format!(
+            "A5 is ${:08X}, not the application's A5 ${a5:08X}",
+            m.a(5)
+        )));
     }
     let at = |o: i32| (g as i64 + o as i64) as u32;
     m.write_u32(a5, g);
@@ -99,10 +113,19 @@ pub(crate) fn current_port(m: &mut Machine, call: &TrapCall) -> Result<u32, Faul
     let g = m.toolbox().qd.globals;
     let port = m.read_u32(g);
     if port == 0 {
-        return Err(Fault::misuse(call.word, format!("_{}: thePort is NIL (SetPort to a window first)", call.name)));
+        return Err(Fault::misuse(
+            call.word,
+            format!("_{}: thePort is NIL (SetPort to a window first)", call.name),
+        ));
     }
     if !m.toolbox().qd.ports.contains_key(&port) {
-        return Err(Fault::misuse(call.word, format!("_{}: thePort ${port:08X} is not a live window or dialog", call.name)));
+        return Err(Fault::misuse(
+            call.word,
+            format!(
+                "_{}: thePort ${port:08X} is not a live window or dialog",
+                call.name
+            ),
+        ));
     }
     Ok(port)
 }
@@ -148,7 +171,13 @@ fn move_to(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let (h, v) = (f.int(m, 0), f.int(m, 1));
     let port = current_port(m, call)?;
     let relative = call.number() == 0x094;
-    with_port(m, port, |p| p.pen = if relative { (p.pen.0.wrapping_add(h), p.pen.1.wrapping_add(v)) } else { (h, v) });
+    with_port(m, port, |p| {
+        p.pen = if relative {
+            (p.pen.0.wrapping_add(h), p.pen.1.wrapping_add(v))
+        } else {
+            (h, v)
+        }
+    });
     f.ret(m, call, Ret::None)
 }
 
@@ -159,7 +188,11 @@ fn line_to(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let port = current_port(m, call)?;
     let from = with_port(m, port, |p| std::mem::replace(&mut p.pen, (h, v)));
     let window = port_title(m, port);
-    m.toolbox().screen.seen.push(Seen::Shape { window, op: "LineTo", rect: [from.1, from.0, v, h] });
+    m.toolbox().screen.seen.push(Seen::Shape {
+        window,
+        op: "LineTo",
+        rect: [from.1, from.0, v, h],
+    });
     f.ret(m, call, Ret::None)
 }
 
@@ -172,7 +205,14 @@ fn draw_text(m: &mut Machine, call: &TrapCall, text: Vec<u8>) -> Result<(), Faul
     });
     let window = port_title(m, port);
     let text = super::mac_roman_text(&text);
-    m.toolbox().screen.seen.push(Seen::Text { window, h: st.pen.0, v: st.pen.1, font: st.font, size: st.size, text });
+    m.toolbox().screen.seen.push(Seen::Text {
+        window,
+        h: st.pen.0,
+        v: st.pen.1,
+        font: st.font,
+        size: st.size,
+        text,
+    });
     Ok(())
 }
 
@@ -241,7 +281,11 @@ fn rect_op(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         }
     };
     let window = port_title(m, port);
-    m.toolbox().screen.seen.push(Seen::Shape { window, op, rect: r });
+    m.toolbox().screen.seen.push(Seen::Shape {
+        window,
+        op,
+        rect: r,
+    });
     f.ret(m, call, Ret::None)
 }
 

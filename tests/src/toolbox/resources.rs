@@ -49,10 +49,14 @@ pub struct ResEntry {
 /// Parse a resource fork.
 pub fn parse_fork(b: &[u8]) -> Result<Vec<ResEntry>, String> {
     let u16_at = |a: usize| -> Result<u16, String> {
-        b.get(a..a + 2).map(|s| u16::from_be_bytes([s[0], s[1]])).ok_or(format!("offset {a:#x} is past the fork's end"))
+        b.get(a..a + 2)
+            .map(|s| u16::from_be_bytes([s[0], s[1]]))
+            .ok_or(format!("offset {a:#x} is past the fork's end"))
     };
     let u32_at = |a: usize| -> Result<u32, String> {
-        b.get(a..a + 4).map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]])).ok_or(format!("offset {a:#x} is past the fork's end"))
+        b.get(a..a + 4)
+            .map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+            .ok_or(format!("offset {a:#x} is past the fork's end"))
     };
     let data = u32_at(HDR_DATA_OFFSET)? as usize;
     let map = u32_at(HDR_MAP_OFFSET)? as usize;
@@ -67,7 +71,11 @@ pub fn parse_fork(b: &[u8]) -> Result<Vec<ResEntry>, String> {
     let mut out = Vec::new();
     for t in 0..ntypes {
         let e = types + 2 + 8 * t;
-        let rtype: [u8; 4] = b.get(e..e + 4).ok_or("type list past the end")?.try_into().unwrap();
+        let rtype: [u8; 4] = b
+            .get(e..e + 4)
+            .ok_or("type list past the end")?
+            .try_into()
+            .unwrap();
         let n = u16_at(e + 4)? as usize + 1;
         let refs = types + u16_at(e + 6)? as usize;
         for k in 0..n {
@@ -78,7 +86,9 @@ pub fn parse_fork(b: &[u8]) -> Result<Vec<ResEntry>, String> {
             let off = (u32_at(r + 4)? & 0x00FF_FFFF) as usize;
             let len = u32_at(data + off)? as usize;
             if off + 4 + len > data_len {
-                return Err(format!("resource {id} of type {rtype:?} passes the data area's end"));
+                return Err(format!(
+                    "resource {id} of type {rtype:?} passes the data area's end"
+                ));
             }
             let body = b[data + off + 4..data + off + 4 + len].to_vec();
             let name = if name_off == 0xFFFF {
@@ -86,9 +96,19 @@ pub fn parse_fork(b: &[u8]) -> Result<Vec<ResEntry>, String> {
             } else {
                 let at = names + name_off as usize;
                 let l = *b.get(at).ok_or("name past the end")? as usize;
-                Some(b.get(at + 1..at + 1 + l).ok_or("name past the end")?.to_vec())
+                Some(
+                    b.get(at + 1..at + 1 + l)
+                        .ok_or("name past the end")?
+                        .to_vec(),
+                )
             };
-            out.push(ResEntry { rtype, id, name, attributes, data: body });
+            out.push(ResEntry {
+                rtype,
+                id,
+                name,
+                attributes,
+                data: body,
+            });
         }
     }
     Ok(out)
@@ -106,7 +126,10 @@ pub struct ResourceState {
 impl ResourceState {
     /// A resource's bytes (host access for the other managers).
     pub fn data(&self, rtype: &[u8; 4], id: i16) -> Option<&[u8]> {
-        self.entries.iter().find(|e| &e.rtype == rtype && e.id == id).map(|e| e.data.as_slice())
+        self.entries
+            .iter()
+            .find(|e| &e.rtype == rtype && e.id == id)
+            .map(|e| e.data.as_slice())
     }
 }
 
@@ -120,15 +143,32 @@ pub fn load(m: &mut Machine, rtype: [u8; 4], id: i16) -> Result<Option<u32>, Fau
         set_res_err(m, 0);
         return Ok(Some(h));
     }
-    let Some(e) = m.toolbox().rm.entries.iter().find(|e| e.rtype == rtype && e.id == id).cloned() else {
+    let Some(e) = m
+        .toolbox()
+        .rm
+        .entries
+        .iter()
+        .find(|e| e.rtype == rtype && e.id == id)
+        .cloned()
+    else {
         set_res_err(m, RES_NOT_FOUND);
         return Ok(None);
     };
     let (mm, bus) = m.memory_manager_and_bus();
     let h = mm
         .new_handle(bus, ZoneId::Application, e.data.len() as u32, false)
-        .map_err(|err| Fault::setup(format!("no room for resource {id} ({} bytes) in the application heap: {err}", e.data.len())))?;
-    let flags = STATE_RESOURCE | if e.attributes & RES_LOCKED != 0 { STATE_LOCKED } else { 0 };
+        .map_err(|err| {
+            Fault::setup(format!(
+                "no room for resource {id} ({} bytes) in the application heap: {err}",
+                e.data.len()
+            ))
+        })?;
+    let flags = STATE_RESOURCE
+        | if e.attributes & RES_LOCKED != 0 {
+            STATE_LOCKED
+        } else {
+            0
+        };
     mm.set_handle_state(bus, h, flags).map_err(Fault::setup)?;
     let p = m.read_u32(h);
     m.write_bytes(p, &e.data);
@@ -147,7 +187,12 @@ fn get_resource(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 }
 
 fn find_loaded(m: &mut Machine, h: u32) -> Option<([u8; 4], i16)> {
-    m.toolbox().rm.loaded.iter().find(|(_, v)| **v == h).map(|(k, _)| *k)
+    m.toolbox()
+        .rm
+        .loaded
+        .iter()
+        .find(|(_, v)| **v == h)
+        .map(|(k, _)| *k)
 }
 
 /// `ReleaseResource(theResource: Handle)`: dispose the handle; a handle that is not a loaded
@@ -159,7 +204,8 @@ fn release_resource(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         Some(k) => {
             m.toolbox().rm.loaded.remove(&k);
             let (mm, bus) = m.memory_manager_and_bus();
-            mm.dispose_handle(bus, h).map_err(|e| f.misuse(format!("resource handle ${h:08X}: {e}")))?;
+            mm.dispose_handle(bus, h)
+                .map_err(|e| f.misuse(format!("resource handle ${h:08X}: {e}")))?;
             set_res_err(m, 0);
         }
         None => set_res_err(m, RES_NOT_FOUND),
@@ -176,7 +222,8 @@ fn detach_resource(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
             m.toolbox().rm.loaded.remove(&k);
             let (mm, bus) = m.memory_manager_and_bus();
             let s = mm.handle_state(bus, h).map_err(Fault::setup)?;
-            mm.set_handle_state(bus, h, s & !STATE_RESOURCE).map_err(Fault::setup)?;
+            mm.set_handle_state(bus, h, s & !STATE_RESOURCE)
+                .map_err(Fault::setup)?;
             set_res_err(m, 0);
         }
         None => set_res_err(m, RES_NOT_FOUND),

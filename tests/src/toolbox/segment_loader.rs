@@ -100,23 +100,50 @@ impl Machine {
         self.install_toolbox();
         let setup = |m: &Machine, msg: String| RunError::setup(m.model(), msg);
         if self.depth != 0 || self.toolbox().sl.running {
-            return Err(setup(self, "launch_application runs at the top level, one application at a time".into()));
+            return Err(setup(
+                self,
+                "launch_application runs at the top level, one application at a time".into(),
+            ));
         }
         if app.name.is_empty() || app.name.len() > 31 {
             return Err(setup(self, "an application name has 1..=31 bytes".into()));
         }
-        let entries: Vec<ResEntry> = resources::parse_fork(&app.fork).map_err(|e| setup(self, format!("resource fork: {e}")))?;
-        let Some(code0) = entries.iter().find(|e| &e.rtype == b"CODE" && e.id == 0).map(|e| e.data.clone()) else {
+        let entries: Vec<ResEntry> = resources::parse_fork(&app.fork)
+            .map_err(|e| setup(self, format!("resource fork: {e}")))?;
+        let Some(code0) = entries
+            .iter()
+            .find(|e| &e.rtype == b"CODE" && e.id == 0)
+            .map(|e| e.data.clone())
+        else {
             return Err(setup(self, "the application has no CODE 0".into()));
         };
         if code0.len() < C0_JT {
-            return Err(setup(self, format!("CODE 0 is {} bytes, shorter than its 16-byte header", code0.len())));
-        }
-        let (above, below, jt_len, jt_off) = (ds(&code0, C0_ABOVE_A5), ds(&code0, C0_BELOW_A5), ds(&code0, C0_JT_LEN), ds(&code0, C0_JT_OFFSET));
-        if jt_off != 32 || jt_len == 0 || jt_len % 8 != 0 || above != APP_PARAMS_LEN + jt_len || code0.len() as u32 != C0_JT as u32 + jt_len {
             return Err(setup(
                 self,
-                format!("CODE 0 is inconsistent: above A5 {above}, below A5 {below}, jump table {jt_len} bytes at offset {jt_off}, resource {} bytes (facts §2.1: offset 32, above = 32 + table, 16 + table bytes)", code0.len()),
+                format!(
+                    "CODE 0 is {} bytes, shorter than its 16-byte header",
+                    code0.len()
+                ),
+            ));
+        }
+        let (above, below, jt_len, jt_off) = (
+            ds(&code0, C0_ABOVE_A5),
+            ds(&code0, C0_BELOW_A5),
+            ds(&code0, C0_JT_LEN),
+            ds(&code0, C0_JT_OFFSET),
+        );
+        if jt_off != 32
+            || jt_len == 0
+            || jt_len % 8 != 0
+            || above != APP_PARAMS_LEN + jt_len
+            || code0.len() as u32 != C0_JT as u32 + jt_len
+        {
+            return Err(setup(
+                self,
+                format!(
+                    "CODE 0 is inconsistent: above A5 {above}, below A5 {below}, jump table {jt_len} bytes at offset {jt_off}, resource {} bytes (facts §2.1: offset 32, above = 32 + table, 16 + table bytes)",
+                    code0.len()
+                ),
             ));
         }
         {
@@ -128,7 +155,12 @@ impl Machine {
         }
         let block = self
             .new_ptr(ZoneId::Application, below + above, false)
-            .map_err(|e| setup(self, format!("no room for a {}-byte A5 world: {e}", below + above)))?;
+            .map_err(|e| {
+                setup(
+                    self,
+                    format!("no room for a {}-byte A5 world: {e}", below + above),
+                )
+            })?;
         let a5 = block + below;
         self.bus_mut().fill_host(a5, APP_PARAMS_LEN, 0);
         let jt = a5 + jt_off;
@@ -145,17 +177,35 @@ impl Machine {
         let sentinel = self.sentinel(self.depth);
         {
             let sl = &mut self.toolbox().sl;
-            *sl = SegmentState { a5, a5_block: block, jt_len, exit_pc: sentinel, exit_sp: top, running: true, ..Default::default() };
+            *sl = SegmentState {
+                a5,
+                a5_block: block,
+                jt_len,
+                exit_pc: sentinel,
+                exit_sp: top,
+                running: true,
+                ..Default::default()
+            };
         }
         let r = self.call_with_registers(jt + 2, &[], Preserved::NONE);
         self.toolbox().sl.running = false;
         let (res, _) = r?;
         if !self.toolbox().sl.exited && !RETURN_FROM_MAIN_IS_EXIT {
-            let f = Fault::Misuse { trap: None, message: "the application returned from its entry point instead of calling _ExitToShell".into() };
+            let f = Fault::Misuse {
+                trap: None,
+                message:
+                    "the application returned from its entry point instead of calling _ExitToShell"
+                        .into(),
+            };
             return Err(self.fail(f, jt + 2));
         }
         let tb = self.toolbox();
-        Ok(AppRun { screen: tb.screen.clone(), unused_input: tb.script.iter().cloned().collect(), a5, instructions: res.instructions })
+        Ok(AppRun {
+            screen: tb.screen.clone(),
+            unused_input: tb.script.iter().cloned().collect(),
+            a5,
+            instructions: res.instructions,
+        })
     }
 }
 
@@ -171,7 +221,9 @@ fn load_seg(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     }
     let entry = at - 6;
     if m.read_u16(entry + 2) != MOVE_W_IMM_PUSH || m.read_u16(entry + 4) as i16 != seg {
-        return Err(f.misuse(format!("the jump-table entry at ${entry:08X} does not push segment {seg}")));
+        return Err(f.misuse(format!(
+            "the jump-table entry at ${entry:08X} does not push segment {seg}"
+        )));
     }
     let h = match m.toolbox().sl.segments.iter().find(|(s, _)| *s == seg) {
         Some(&(_, h)) => h,
@@ -180,7 +232,8 @@ fn load_seg(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
                 return Err(f.misuse(format!("the application has no CODE {seg}")));
             };
             let (mm, bus) = m.memory_manager_and_bus();
-            mm.set_handle_state(bus, h, STATE_LOCKED | STATE_RESOURCE).map_err(Fault::setup)?;
+            mm.set_handle_state(bus, h, STATE_LOCKED | STATE_RESOURCE)
+                .map_err(Fault::setup)?;
             let size = mm.handle_size(bus, h).map_err(Fault::setup)?;
             let p = m.read_u32(h);
             m.flush_icache_range(p, size);
@@ -189,16 +242,26 @@ fn load_seg(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         }
     };
     let p = m.read_u32(h);
-    let size = m.memory_manager().handle_size(m.bus(), h).map_err(Fault::setup)?;
+    let size = m
+        .memory_manager()
+        .handle_size(m.bus(), h)
+        .map_err(Fault::setup)?;
     if size < 4 {
-        return Err(f.misuse(format!("CODE {seg} is {size} bytes, shorter than its near header")));
+        return Err(f.misuse(format!(
+            "CODE {seg} is {size} bytes, shorter than its near header"
+        )));
     }
     let first = m.read_u16(p) as u32;
     let count = m.read_u16(p + 2) as u32;
     if first == 0xFFFF {
-        return Err(f.misuse(format!("CODE {seg} has a far (32-bit) header; the model loads near segments only")));
+        return Err(f.misuse(format!(
+            "CODE {seg} has a far (32-bit) header; the model loads near segments only"
+        )));
     }
-    if first % 8 != 0 || first + 8 * count > jt_len || !(first..first + 8 * count).contains(&(entry - jt)) {
+    if first % 8 != 0
+        || first + 8 * count > jt_len
+        || !(first..first + 8 * count).contains(&(entry - jt))
+    {
         return Err(f.misuse(format!("CODE {seg}'s header claims entries {first:#x}+{count}×8, which do not hold the entry being loaded (or pass the {jt_len}-byte table)")));
     }
     for k in 0..count {
@@ -207,11 +270,18 @@ fn load_seg(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         if m.read_u16(e + 2) == JMP_ABS_L {
             continue; // already loaded
         }
-        if m.read_u16(e + 2) != MOVE_W_IMM_PUSH || m.read_u16(e + 4) as i16 != seg || m.read_u16(e + 6) != LOAD_SEG {
-            return Err(f.misuse(format!("jump-table entry at ${e:08X} is not an unloaded entry of segment {seg}")));
+        if m.read_u16(e + 2) != MOVE_W_IMM_PUSH
+            || m.read_u16(e + 4) as i16 != seg
+            || m.read_u16(e + 6) != LOAD_SEG
+        {
+            return Err(f.misuse(format!(
+                "jump-table entry at ${e:08X} is not an unloaded entry of segment {seg}"
+            )));
         }
         if 4 + off >= size {
-            return Err(f.misuse(format!("entry at ${e:08X} names offset {off:#x}, past CODE {seg}'s {size} bytes")));
+            return Err(f.misuse(format!(
+                "entry at ${e:08X} names offset {off:#x}, past CODE {seg}'s {size} bytes"
+            )));
         }
         m.write_u16(e, seg as u16);
         m.write_u16(e + 2, JMP_ABS_L);
@@ -246,7 +316,10 @@ fn exit_to_shell(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     f.ret(m, call, Ret::None)?;
     let sl = &mut m.toolbox().sl;
     if !sl.running {
-        return Err(Fault::misuse(call.word, "_ExitToShell with no application launched by launch_application"));
+        return Err(Fault::misuse(
+            call.word,
+            "_ExitToShell with no application launched by launch_application",
+        ));
     }
     sl.exited = true;
     let (pc, sp) = (sl.exit_pc, sl.exit_sp);

@@ -7,7 +7,9 @@
 //! WindowRecord offsets are not in the facts doc; they are IM Macintosh Toolbox Essentials'
 //! (UNVERIFIED here), one constant each.
 
-use super::{Frame, Ret, Seen, WindowKind, check_range, read_rect, read_str255, require, write_rect};
+use super::{
+    Frame, Ret, Seen, WindowKind, check_range, read_rect, read_str255, require, write_rect,
+};
 use crate::error::Fault;
 use crate::machine::Machine;
 use crate::memory_manager::ZoneId;
@@ -64,7 +66,12 @@ pub struct WindowState {
 
 /// A window's title for the screen record ("(no window)" if unknown).
 pub fn title_of(m: &mut Machine, port: u32) -> String {
-    m.toolbox().wm.windows.iter().find(|w| w.ptr == port).map_or_else(|| "(no window)".into(), |w| super::mac_roman_text(&w.title))
+    m.toolbox()
+        .wm
+        .windows
+        .iter()
+        .find(|w| w.ptr == port)
+        .map_or_else(|| "(no window)".into(), |w| super::mac_roman_text(&w.title))
 }
 
 /// `InvalRect` (true) / `ValidRect` (false) on the window whose port is `port`.
@@ -92,27 +99,58 @@ pub(crate) fn create(
     let done = m.toolbox().initialized.windows;
     require(m, call, done, "InitWindows")?;
     if bounds[0] >= bounds[2] || bounds[1] >= bounds[3] {
-        return Err(Fault::misuse(call.word, format!("_{}: empty bounds {bounds:?} (top, left, bottom, right)", call.name)));
+        return Err(Fault::misuse(
+            call.word,
+            format!(
+                "_{}: empty bounds {bounds:?} (top, left, bottom, right)",
+                call.name
+            ),
+        ));
     }
     check_behind(m, call, behind)?;
     let front = behind == 0xFFFF_FFFF;
     let (ptr, owned) = if storage == 0 {
         let p = m
             .new_ptr(ZoneId::Application, record_len, true)
-            .map_err(|e| Fault::misuse(call.word, format!("_{}: no room for the window record ({e})", call.name)))?;
+            .map_err(|e| {
+                Fault::misuse(
+                    call.word,
+                    format!("_{}: no room for the window record ({e})", call.name),
+                )
+            })?;
         (p, true)
     } else {
         check_range(m, call.word, "window storage", storage, record_len, true)?;
         m.bus_mut().fill_host(storage, record_len, 0);
         (storage, false)
     };
-    write_rect(m, ptr + PORT_RECT, [0, 0, bounds[2] - bounds[0], bounds[3] - bounds[1]]);
-    m.write_u16(ptr + WINDOW_KIND, if kind == WindowKind::Dialog { DIALOG_KIND } else { USER_KIND });
+    write_rect(
+        m,
+        ptr + PORT_RECT,
+        [0, 0, bounds[2] - bounds[0], bounds[3] - bounds[1]],
+    );
+    m.write_u16(
+        ptr + WINDOW_KIND,
+        if kind == WindowKind::Dialog {
+            DIALOG_KIND
+        } else {
+            USER_KIND
+        },
+    );
     m.write_u8(ptr + WINDOW_VISIBLE, visible as u8);
     m.write_u8(ptr + WINDOW_HILITED, front as u8);
     m.write_u8(ptr + WINDOW_GO_AWAY, go_away as u8);
     m.write_u32(ptr + WINDOW_REFCON, refcon);
-    let w = Window { ptr, title: title.clone(), bounds, visible, kind, owned, needs_update: visible, in_update: false };
+    let w = Window {
+        ptr,
+        title: title.clone(),
+        bounds,
+        visible,
+        kind,
+        owned,
+        needs_update: visible,
+        in_update: false,
+    };
     let tb = m.toolbox();
     if front {
         tb.wm.windows.insert(0, w);
@@ -126,20 +164,38 @@ pub(crate) fn create(
         tb.wm.activate.push(ptr);
     }
     tb.qd.ports.insert(ptr, Default::default());
-    tb.screen.seen.push(Seen::WindowOpened { title: super::mac_roman_text(&title), kind, bounds, visible });
+    tb.screen.seen.push(Seen::WindowOpened {
+        title: super::mac_roman_text(&title),
+        kind,
+        bounds,
+        visible,
+    });
     Ok(ptr)
 }
 
 /// Remove a window: forget it, dispose its record if the model allocated it.
-pub(crate) fn dispose(m: &mut Machine, call: &TrapCall, ptr: u32, free: bool) -> Result<Window, Fault> {
+pub(crate) fn dispose(
+    m: &mut Machine,
+    call: &TrapCall,
+    ptr: u32,
+    free: bool,
+) -> Result<Window, Fault> {
     let Some(i) = m.toolbox().wm.windows.iter().position(|w| w.ptr == ptr) else {
-        return Err(Fault::misuse(call.word, format!("_{}: ${ptr:08X} is not a live window (disposed twice?)", call.name)));
+        return Err(Fault::misuse(
+            call.word,
+            format!(
+                "_{}: ${ptr:08X} is not a live window (disposed twice?)",
+                call.name
+            ),
+        ));
     };
     let tb = m.toolbox();
     let w = tb.wm.windows.remove(i);
     tb.qd.ports.remove(&ptr);
     tb.wm.activate.retain(|&p| p != ptr);
-    tb.screen.seen.push(Seen::WindowClosed { title: super::mac_roman_text(&w.title) });
+    tb.screen.seen.push(Seen::WindowClosed {
+        title: super::mac_roman_text(&w.title),
+    });
     let g = tb.qd.globals;
     if g != 0 && m.read_u32(g) == ptr {
         // A real Mac leaves thePort dangling; the model makes the next drawing call fail.
@@ -147,7 +203,8 @@ pub(crate) fn dispose(m: &mut Machine, call: &TrapCall, ptr: u32, free: bool) ->
     }
     if free && w.owned {
         let (mm, bus) = m.memory_manager_and_bus();
-        mm.dispose_ptr(bus, ptr).map_err(|e| Fault::misuse(call.word, format!("_{}: window record: {e}", call.name)))?;
+        mm.dispose_ptr(bus, ptr)
+            .map_err(|e| Fault::misuse(call.word, format!("_{}: window record: {e}", call.name)))?;
     }
     Ok(w)
 }
@@ -174,7 +231,19 @@ fn new_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let behind = f.long(m, 5);
     let go_away = f.boolean(m, 6)?;
     let refcon = f.long(m, 7);
-    let w = create(m, call, storage, bounds, title, visible, go_away, refcon, behind, WindowKind::Document, WINDOW_RECORD_LEN)?;
+    let w = create(
+        m,
+        call,
+        storage,
+        bounds,
+        title,
+        visible,
+        go_away,
+        refcon,
+        behind,
+        WindowKind::Document,
+        WINDOW_RECORD_LEN,
+    )?;
     f.ret(m, call, Ret::Long(w))
 }
 
@@ -202,14 +271,35 @@ fn get_new_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let go_away = d[12] != 0;
     let refcon = u32::from_be_bytes([d[14], d[15], d[16], d[17]]);
     let title = d[19..19 + d[18] as usize].to_vec();
-    let w = create(m, call, storage, bounds, title, visible, go_away, refcon, behind, WindowKind::Document, WINDOW_RECORD_LEN)?;
+    let w = create(
+        m,
+        call,
+        storage,
+        bounds,
+        title,
+        visible,
+        go_away,
+        refcon,
+        behind,
+        WindowKind::Document,
+        WINDOW_RECORD_LEN,
+    )?;
     f.ret(m, call, Ret::Long(w))
 }
 
 /// `behind` must be -1 (in front), NIL (at the back) or a live window.
 fn check_behind(m: &mut Machine, call: &TrapCall, behind: u32) -> Result<(), Fault> {
-    if behind != 0xFFFF_FFFF && behind != 0 && !m.toolbox().wm.windows.iter().any(|w| w.ptr == behind) {
-        return Err(Fault::misuse(call.word, format!("_{}: behind = ${behind:08X} is neither -1, NIL nor a window", call.name)));
+    if behind != 0xFFFF_FFFF
+        && behind != 0
+        && !m.toolbox().wm.windows.iter().any(|w| w.ptr == behind)
+    {
+        return Err(Fault::misuse(
+            call.word,
+            format!(
+                "_{}: behind = ${behind:08X} is neither -1, NIL nor a window",
+                call.name
+            ),
+        ));
     }
     Ok(())
 }
@@ -218,8 +308,15 @@ fn check_behind(m: &mut Machine, call: &TrapCall, behind: u32) -> Result<(), Fau
 fn dispose_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let f = Frame::new(m, call, &[4], 0)?;
     let w = f.long(m, 0);
-    if m.toolbox().wm.windows.iter().any(|x| x.ptr == w && x.kind == WindowKind::Dialog) {
-        return Err(f.misuse(format!("${w:08X} is a dialog: dispose of it with DisposeDialog")));
+    if m.toolbox()
+        .wm
+        .windows
+        .iter()
+        .any(|x| x.ptr == w && x.kind == WindowKind::Dialog)
+    {
+        return Err(f.misuse(format!(
+            "${w:08X} is a dialog: dispose of it with DisposeDialog"
+        )));
     }
     dispose(m, call, w, call.number() == 0x114)?;
     f.ret(m, call, Ret::None)
@@ -227,7 +324,11 @@ fn dispose_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 
 fn window_arg(m: &mut Machine, f: &Frame, i: usize) -> Result<u32, Fault> {
     let w = f.long(m, i);
-    if m.toolbox().wm.windows.iter().any(|x| x.ptr == w) { Ok(w) } else { Err(f.misuse(format!("${w:08X} is not a live window"))) }
+    if m.toolbox().wm.windows.iter().any(|x| x.ptr == w) {
+        Ok(w)
+    } else {
+        Err(f.misuse(format!("${w:08X} is not a live window")))
+    }
 }
 
 /// `BeginUpdate(w)` / `EndUpdate(w)`.
@@ -235,7 +336,13 @@ fn begin_end_update(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let f = Frame::new(m, call, &[4], 0)?;
     let ptr = window_arg(m, &f, 0)?;
     let begin = call.number() == 0x122;
-    let w = m.toolbox().wm.windows.iter_mut().find(|x| x.ptr == ptr).unwrap();
+    let w = m
+        .toolbox()
+        .wm
+        .windows
+        .iter_mut()
+        .find(|x| x.ptr == ptr)
+        .unwrap();
     if begin {
         if w.in_update {
             return Err(f.misuse("BeginUpdate twice without EndUpdate".into()));
@@ -260,7 +367,11 @@ fn find_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let (v, h) = ((pt >> 16) as i16, pt as i16);
     let (code, w) = if v < MENU_BAR_HEIGHT {
         (IN_MENU_BAR, 0)
-    } else if let Some(w) = m.toolbox().wm.windows.iter().find(|w| w.visible && (w.bounds[0]..w.bounds[2]).contains(&v) && (w.bounds[1]..w.bounds[3]).contains(&h)) {
+    } else if let Some(w) = m.toolbox().wm.windows.iter().find(|w| {
+        w.visible
+            && (w.bounds[0]..w.bounds[2]).contains(&v)
+            && (w.bounds[1]..w.bounds[3]).contains(&h)
+    }) {
         (IN_CONTENT, w.ptr)
     } else {
         (IN_DESK, 0)
@@ -272,7 +383,13 @@ fn find_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 /// `FrontWindow: WindowPtr`.
 fn front_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let f = Frame::new(m, call, &[], 4)?;
-    let w = m.toolbox().wm.windows.iter().find(|w| w.visible).map_or(0, |w| w.ptr);
+    let w = m
+        .toolbox()
+        .wm
+        .windows
+        .iter()
+        .find(|w| w.visible)
+        .map_or(0, |w| w.ptr);
     f.ret(m, call, Ret::Long(w))
 }
 
@@ -293,7 +410,13 @@ fn set_w_title(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let f = Frame::new(m, call, &[4, 4], 0)?;
     let ptr = window_arg(m, &f, 0)?;
     let t = read_str255(m, call.word, "title", f.long(m, 1))?;
-    m.toolbox().wm.windows.iter_mut().find(|w| w.ptr == ptr).unwrap().title = t;
+    m.toolbox()
+        .wm
+        .windows
+        .iter_mut()
+        .find(|w| w.ptr == ptr)
+        .unwrap()
+        .title = t;
     f.ret(m, call, Ret::None)
 }
 

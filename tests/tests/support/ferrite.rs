@@ -60,20 +60,26 @@ pub const IMMED: u16 = 0x0200;
 pub const ID: u8 = 2;
 
 pub const CPUS: [CpuModel; 2] = [CpuModel::M68000, CpuModel::M68040];
-pub const ROMS: [RomGeneration; 2] = [RomGeneration::OriginalScsiManager, RomGeneration::ScsiManager43];
+pub const ROMS: [RomGeneration; 2] = [
+    RomGeneration::OriginalScsiManager,
+    RomGeneration::ScsiManager43,
+];
 
 pub fn driver_blob() -> Vec<u8> {
     let dir = std::env::var_os("FERRITE_M68K_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/m68k"));
     let path = dir.join("ferrite-driver.bin");
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; run `cargo xtask test`", path.display()))
+    std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; run `cargo xtask test`", path.display()))
 }
 
 /// The blob with its settings block changed.
 pub fn driver_blob_with(settings: Settings) -> Vec<u8> {
     let mut b = driver_blob();
-    settings.write(&mut b).expect("the blob has a version-1 settings block");
+    settings
+        .write(&mut b)
+        .expect("the blob has a version-1 settings block");
     b
 }
 
@@ -112,7 +118,10 @@ pub fn new_machine(cpu: CpuModel, rom: RomGeneration) -> Machine {
     m.install_mac_os();
     scsi_manager::install(
         &mut m,
-        ScsiManagerConfig { v43_present: rom == RomGeneration::ScsiManager43, ..Default::default() },
+        ScsiManagerConfig {
+            v43_present: rom == RomGeneration::ScsiManager43,
+            ..Default::default()
+        },
     );
     m
 }
@@ -126,16 +135,37 @@ pub fn boot_disk(cpu: CpuModel, rom: RomGeneration, disk: &TestDisk, cfg: DiskCo
 }
 
 /// Boot a prepared target.
-pub fn boot_target(cpu: CpuModel, rom: RomGeneration, target: DiskTarget, layout: TestDiskLayout) -> Rig {
+pub fn boot_target(
+    cpu: CpuModel,
+    rom: RomGeneration,
+    target: DiskTarget,
+    layout: TestDiskLayout,
+) -> Rig {
     let mut m = new_machine(cpu, rom);
     scsi_manager::bus(&mut m).attach(ID, Box::new(target));
-    let report = boot(&mut m, &BootConfig::new(rom)).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
+    let report =
+        boot(&mut m, &BootConfig::new(rom)).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
     let ref_num = report
         .drivers()
         .find_map(|d| d.ref_num)
         .unwrap_or_else(|| panic!("{cpu} {rom:?}: no driver installed\n{report}"));
-    let drives: Vec<Drive> = report.drives.iter().filter(|d| d.ref_num == ref_num).cloned().collect();
-    let mut rig = Rig { m, report, cpu, rom, layout, ref_num, drives, completion: 0, kill_completion: 0 };
+    let drives: Vec<Drive> = report
+        .drives
+        .iter()
+        .filter(|d| d.ref_num == ref_num)
+        .cloned()
+        .collect();
+    let mut rig = Rig {
+        m,
+        report,
+        cpu,
+        rom,
+        layout,
+        ref_num,
+        drives,
+        completion: 0,
+        kill_completion: 0,
+    };
     rig.load_completions();
     rig
 }
@@ -169,10 +199,13 @@ impl Rig {
     }
 
     fn load_completions(&mut self) {
-        let img = retro68_build::asm::assemble_flat("ferrite_test_completion", COMPLETION_SRC).expect("assembles");
+        let img = retro68_build::asm::assemble_flat("ferrite_test_completion", COMPLETION_SRC)
+            .expect("assembles");
         let li = self.m.load(&img).unwrap();
         self.completion = li.symbol("completion").expect("completion symbol");
-        self.kill_completion = li.symbol("kill_completion").expect("kill_completion symbol");
+        self.kill_completion = li
+            .symbol("kill_completion")
+            .expect("kill_completion symbol");
     }
 
     /// The recording completion routine.
@@ -186,11 +219,22 @@ impl Rig {
     }
 
     /// An asynchronous Prime with the recording completion routine; returns the PB and D0.
-    pub fn prime_async(&mut self, word: u16, drive: usize, mode: u16, offset: u32, buf: u32, count: u32) -> (u32, i16) {
+    pub fn prime_async(
+        &mut self,
+        word: u16,
+        drive: usize,
+        mode: u16,
+        offset: u32,
+        buf: u32,
+        count: u32,
+    ) -> (u32, i16) {
         let pb = self.pb();
         self.set_io(pb, drive, mode, offset, buf, count);
         self.m.write_u32(pb + IO_COMPLETION, self.completion);
-        let d0 = self.m.device_call(word | ASYNC, pb).unwrap_or_else(|e| panic!("{}: {e}", self.what())) as i16;
+        let d0 = self
+            .m
+            .device_call(word | ASYNC, pb)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.what())) as i16;
         (pb, d0)
     }
 
@@ -199,12 +243,18 @@ impl Rig {
         let pbs = pbs.to_vec();
         let what = self.what();
         self.m
-            .idle_until(move |m| pbs.iter().all(|&p| m.read_u16(p + PB_DONE_COUNT) > 0), 600, "async completions")
+            .idle_until(
+                move |m| pbs.iter().all(|&p| m.read_u16(p + PB_DONE_COUNT) > 0),
+                600,
+                "async completions",
+            )
             .unwrap_or_else(|e| panic!("{what}: {e}"));
     }
 
     pub fn disk(&mut self) -> &mut DiskTarget {
-        scsi_manager::bus(&mut self.m).target_as_mut::<DiskTarget>(ID).expect("the disk")
+        scsi_manager::bus(&mut self.m)
+            .target_as_mut::<DiskTarget>(ID)
+            .expect("the disk")
     }
 
     pub fn bus_log(&mut self) -> Vec<LogEntry> {
@@ -221,11 +271,15 @@ impl Rig {
     }
 
     pub fn dce(&self) -> u32 {
-        self.m.dce_for_refnum(self.ref_num).expect("the driver's DCE")
+        self.m
+            .dce_for_refnum(self.ref_num)
+            .expect("the driver's DCE")
     }
 
     pub fn alloc(&mut self, n: u32) -> u32 {
-        self.m.new_ptr(ZoneId::System, n.max(2), true).expect("system heap")
+        self.m
+            .new_ptr(ZoneId::System, n.max(2), true)
+            .expect("system heap")
     }
 
     pub fn pb(&mut self) -> u32 {
@@ -245,34 +299,74 @@ impl Rig {
     }
 
     /// A synchronous Prime; returns (D0, ioActCount).
-    pub fn prime(&mut self, word: u16, drive: usize, mode: u16, offset: u32, buf: u32, count: u32) -> (i16, u32) {
+    pub fn prime(
+        &mut self,
+        word: u16,
+        drive: usize,
+        mode: u16,
+        offset: u32,
+        buf: u32,
+        count: u32,
+    ) -> (i16, u32) {
         let pb = self.pb();
         self.set_io(pb, drive, mode, offset, buf, count);
-        let d0 = self.m.device_call(word, pb).unwrap_or_else(|e| panic!("{}: {e}", self.what())) as i16;
-        assert_eq!(self.m.read_u16(pb + IO_RESULT) as i16, d0, "{}: ioResult = D0", self.what());
+        let d0 = self
+            .m
+            .device_call(word, pb)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.what())) as i16;
+        assert_eq!(
+            self.m.read_u16(pb + IO_RESULT) as i16,
+            d0,
+            "{}: ioResult = D0",
+            self.what()
+        );
         (d0, self.m.read_u32(pb + IO_ACT_COUNT))
     }
 
     /// A synchronous Prime at a 64-bit byte position (kUseWidePositioning).
-    pub fn prime_wide(&mut self, word: u16, drive: usize, pos: u64, buf: u32, count: u32) -> (i16, u32) {
+    pub fn prime_wide(
+        &mut self,
+        word: u16,
+        drive: usize,
+        pos: u64,
+        buf: u32,
+        count: u32,
+    ) -> (i16, u32) {
         let pb = self.pb();
         self.set_io(pb, drive, WIDE | FS_FROM_START, 0, buf, count);
         self.m.write_u32(pb + IO_WPOS_OFFSET, (pos >> 32) as u32);
         self.m.write_u32(pb + IO_WPOS_OFFSET + 4, pos as u32);
-        let d0 = self.m.device_call(word, pb).unwrap_or_else(|e| panic!("{}: {e}", self.what())) as i16;
+        let d0 = self
+            .m
+            .device_call(word, pb)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.what())) as i16;
         (d0, self.m.read_u32(pb + IO_ACT_COUNT))
     }
 
     /// Control/Status with `params` in `csParam`; returns (D0, csParam after).
-    pub fn cs(&mut self, word: u16, drive: Option<usize>, code: i16, params: &[u8]) -> (i16, Vec<u8>) {
+    pub fn cs(
+        &mut self,
+        word: u16,
+        drive: Option<usize>,
+        code: i16,
+        params: &[u8],
+    ) -> (i16, Vec<u8>) {
         let pb = self.pb();
         let number = drive.map(|d| self.drives[d].number).unwrap_or(0);
         self.m.write_u16(pb + IO_VREFNUM, number as u16);
         self.m.write_u16(pb + IO_REFNUM, self.ref_num as u16);
         self.m.write_u16(pb + CS_CODE, code as u16);
         self.m.write_bytes(pb + CS_PARAM, params);
-        let d0 = self.m.device_call(word, pb).unwrap_or_else(|e| panic!("{}: {e}", self.what())) as i16;
-        assert_eq!(self.m.read_u16(pb + IO_RESULT) as i16, d0, "{}: ioResult = D0", self.what());
+        let d0 = self
+            .m
+            .device_call(word, pb)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.what())) as i16;
+        assert_eq!(
+            self.m.read_u16(pb + IO_RESULT) as i16,
+            d0,
+            "{}: ioResult = D0",
+            self.what()
+        );
         (d0, self.m.read_bytes(pb + CS_PARAM, 22))
     }
 

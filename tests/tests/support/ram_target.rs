@@ -50,7 +50,11 @@ impl RamTarget {
         for (i, d) in data.iter_mut().enumerate() {
             *d = ((i / BLOCK) * 7 + i % BLOCK) as u8;
         }
-        RamTarget { data, sense: sense(0, 0, 0), ..Default::default() }
+        RamTarget {
+            data,
+            sense: sense(0, 0, 0),
+            ..Default::default()
+        }
     }
 
     fn check(&mut self, s: Vec<u8>) -> DataPhase {
