@@ -36,6 +36,10 @@ enum Cmd {
         /// Target CPU: 68000, 68020, 68030 or 68040.
         #[arg(long, default_value = "68000")]
         cpu: u32,
+        /// The image is a classic Mac application's: also report every instruction that
+        /// writes A5 (the A5 world must hold `CurrentA5` whenever the Toolbox runs).
+        #[arg(long)]
+        app: bool,
     },
     /// Install the prerequisites only.
     Setup,
@@ -97,7 +101,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", pipeline::size_table(&built));
             demo(&root, &opts.out_dir.join("ferrite-driver.bin"))?;
         }
-        Cmd::Verify { file, cpu } => return verify_file(&file, cpu),
+        Cmd::Verify { file, cpu, app } => return verify_file(&file, cpu, app),
         Cmd::Test => test(&root)?,
     }
     Ok(ExitCode::SUCCESS)
@@ -203,7 +207,7 @@ fn build_all(opts: &Options) -> Result<Vec<Built>> {
     Ok(built)
 }
 
-fn verify_file(file: &Path, cpu: u32) -> Result<ExitCode> {
+fn verify_file(file: &Path, cpu: u32, app: bool) -> Result<ExitCode> {
     let cpu = cpu_from_number(cpu)?;
     let data = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let report = if data.starts_with(b"\x7fELF") {
@@ -217,12 +221,12 @@ fn verify_file(file: &Path, cpu: u32) -> Result<ExitCode> {
                 size: f.size,
             })
             .collect();
-        m68k::verify(
-            &linked.image[..linked.code_len as usize],
-            linked.base,
-            cpu,
-            &syms,
-        )
+        let code = &linked.image[..linked.code_len as usize];
+        let mut r = m68k::verify(code, linked.base, cpu, &syms);
+        if app {
+            r.findings.extend(m68k::a5_writes(code, linked.base, &syms));
+        }
+        r
     } else if data.starts_with(&ferrite_shared::flat::MAGIC) {
         let flat =
             ferrite_shared::flat::FlatImage::parse(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -235,7 +239,12 @@ fn verify_file(file: &Path, cpu: u32) -> Result<ExitCode> {
                 size: 0,
             })
             .collect();
-        m68k::verify(&flat.image[..flat.code_len as usize], 0, cpu, &syms)
+        let code = &flat.image[..flat.code_len as usize];
+        let mut r = m68k::verify(code, 0, cpu, &syms);
+        if app {
+            r.findings.extend(m68k::a5_writes(code, 0, &syms));
+        }
+        r
     } else {
         bail!(
             "{} is neither an ELF file nor a Ferrite flat image",

@@ -61,6 +61,12 @@ pub enum Kind {
     },
 }
 
+/// The rustc flag every application's crates (build-std included) are compiled with: LLVM's
+/// M68k feature that keeps A5 out of register allocation. A classic Mac application must keep
+/// A5 = `CurrentA5` whenever it calls the Toolbox (Inside Macintosh: Memory, "The A5 world");
+/// the verifier checks that no application instruction writes A5 ([`m68k::a5_writes`]).
+pub const APP_RESERVE_A5: &str = "-Ctarget-feature=+reserve-a5";
+
 /// Creation and modification date of the applications the build writes (2026-01-01 00:00,
 /// seconds since 1904-01-01), so that their MacBinary files are reproducible.
 pub const APP_DATE: u32 = 3_850_070_400;
@@ -152,7 +158,8 @@ pub const ARTIFACTS: &[Artifact] = &[
         },
         extra_asm: &["macrt/src/glue.S"],
         shipped: true,
-        rustflags: &[],
+        // A5 belongs to the A5 world (QuickDraw globals, CurrentA5): never a general register.
+        rustflags: &[APP_RESERVE_A5],
     },
     Artifact {
         name: "codegen-suite",
@@ -675,12 +682,16 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
     let (legalized, raw_hazards, repair, verify) = if head_len == 0 {
         let (legalized, raw_hazards, repair, _) = code_passes(a, &mut linked, opts)?;
         let code_len = linked.code_len as usize;
-        let verify = m68k::verify(
-            &linked.image[..code_len],
-            linked.base,
-            Cpu::M68000,
-            &to_verifier_symbols(&linked),
-        );
+        let symbols = to_verifier_symbols(&linked);
+        let code = &linked.image[..code_len];
+        let mut verify = m68k::verify(code, linked.base, Cpu::M68000, &symbols);
+        if matches!(a.kind, Kind::Application { .. }) {
+            // The A5 world: no application instruction may write A5 (built with reserve-a5).
+            verify
+                .findings
+                .extend(m68k::a5_writes(code, linked.base, &symbols));
+            verify.findings.sort_by_key(|f| (f.addr, f.rule));
+        }
         (legalized, raw_hazards, repair, verify)
     } else {
         let mut body = split_body(&linked, head_len)?;

@@ -556,3 +556,46 @@ fn legalize_leaves_68020_code_alone() {
     assert_eq!(report.rewritten(), 0);
     assert_eq!(text, code(&words));
 }
+
+// ---------------------------------------------------------------------------
+// A5Write (applications)
+
+/// Each instruction that changes A5 is reported, at its address; instructions that only read
+/// A5 (through it, or as a source, or in a compare) pass.
+#[test]
+fn application_a5_writes_are_found() {
+    use retro68_build::m68k::a5_writes;
+    let writers: &[(&[u16], &str)] = &[
+        (&[0x4BEF, 0x0018], "lea (24,%sp),%a5"),
+        (&[0x2A48], "movea.l %a0,%a5"),
+        (&[0x201D], "move.l (%a5)+,%d0"),
+        (&[0x2B00], "move.l %d0,-(%a5)"),
+        (&[0x4CDF, 0x2004], "movem.l (%sp)+,%d2/%a5"),
+        (&[0xC38D], "exg %d1,%a5"),
+        (&[0x4E55, 0xFFF8], "link.w %a5,#-8"),
+        (&[0x4E5D], "unlk %a5"),
+        (&[0x5A8D], "addq.l #5,%a5"),
+    ];
+    let readers: &[(&[u16], &str)] = &[
+        (&[0xBBC8], "cmpa.l %a0,%a5"),
+        (&[0x200D], "move.l %a5,%d0"),
+        (&[0x202D, 0x0004], "move.l (4,%a5),%d0"),
+        (&[0x48E7, 0x0024], "movem.l %d2/%a5,-(%sp)"),
+        (&[0x2B40, 0x0004], "move.l %d0,(4,%a5)"),
+        (&[0x4855], "pea (%a5)"),
+    ];
+    for (words, what) in writers {
+        let mut all = words.to_vec();
+        all.push(RTS);
+        let f = a5_writes(&code(&all), 0, &[]);
+        assert_eq!(f.len(), 1, "`{what}` writes A5: {f:?}");
+        assert_eq!((f[0].addr, f[0].rule), (0, Rule::A5Write), "{what}");
+        assert_eq!(f[0].text, *what, "decoded text");
+    }
+    for (words, what) in readers {
+        let mut all = words.to_vec();
+        all.push(RTS);
+        let f = a5_writes(&code(&all), 0, &[]);
+        assert!(f.is_empty(), "`{what}` only reads A5: {f:?}");
+    }
+}

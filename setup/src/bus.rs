@@ -27,6 +27,9 @@ pub enum ScsiError {
     Status(u8),
     /// The SCSI Manager reported this error.
     Manager(i16),
+    /// The original SCSI Manager would not give us the bus: `SCSIGet` kept answering
+    /// `scMgrBusyErr` (another request of the system holds it).
+    BusBusy,
 }
 
 /// One SCSI command to target `id`, LUN 0, reading into `data` (empty: no data phase).
@@ -145,6 +148,8 @@ pub enum Slot {
     Absent,
     /// The device answered but INQUIRY failed.
     Failed(ScsiError),
+    /// Not probed: the SCSI Manager refused the bus (`scMgrBusyErr`).
+    BusBusy,
     Present(Device),
 }
 
@@ -179,6 +184,7 @@ pub fn probe(t: &mut dyn Transport, id: u8) -> Slot {
     let mut inq = [0u8; INQUIRY_LEN];
     match command(t, id, &scsi::inquiry(INQUIRY_LEN as u8), &mut inq) {
         Err(ScsiError::NoDevice) => return Slot::Absent,
+        Err(ScsiError::BusBusy) => return Slot::BusBusy,
         Err(e) => return Slot::Failed(e),
         Ok(()) => {}
     }
@@ -233,6 +239,12 @@ pub fn rows(id: u8, slot: &Slot) -> Vec<String> {
             let _ = write!(first, "does not answer INQUIRY ({})", describe_error(e));
             return vec![first];
         }
+        Slot::BusBusy => {
+            first.push_str(
+                "not scanned: the SCSI Manager reports the bus busy (scMgrBusyErr); Rescan later",
+            );
+            return vec![first];
+        }
         Slot::Present(d) => {
             let i = &d.inquiry;
             let _ = write!(
@@ -279,6 +291,23 @@ pub fn rows(id: u8, slot: &Slot) -> Vec<String> {
     }
 }
 
+/// The original SCSI Manager's result codes in words (Inside Macintosh: Devices, "SCSI
+/// Manager" result codes).
+fn manager_error_name(r: i16) -> Option<&'static str> {
+    Some(match r {
+        2 => "communication failed (scCommErr)",
+        3 => "arbitration failed (scArbNBErr)",
+        4 => "bad parameter (scBadParmsErr)",
+        5 => "wrong bus phase (scPhaseErr)",
+        6 => "data compare failed (scCompareErr)",
+        7 => "bus busy (scMgrBusyErr)",
+        8 => "calls out of order (scSequenceErr)",
+        9 => "bus timeout (scBusTOErr)",
+        10 => "completion phase error (scComplPhaseErr)",
+        _ => return None,
+    })
+}
+
 pub fn describe_error(e: &ScsiError) -> String {
     let mut s = String::new();
     match e {
@@ -286,9 +315,15 @@ pub fn describe_error(e: &ScsiError) -> String {
         ScsiError::Status(st) => {
             let _ = write!(s, "status {st:#04x}");
         }
-        ScsiError::Manager(r) => {
-            let _ = write!(s, "SCSI Manager error {r}");
-        }
+        ScsiError::Manager(r) => match manager_error_name(*r) {
+            Some(name) => {
+                let _ = write!(s, "{name}, SCSI Manager error {r}");
+            }
+            None => {
+                let _ = write!(s, "SCSI Manager error {r}");
+            }
+        },
+        ScsiError::BusBusy => s.push_str("bus busy (scMgrBusyErr)"),
     }
     s
 }

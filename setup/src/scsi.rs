@@ -73,6 +73,7 @@ impl Transport for ScsiOld {
                 match sys::rt_SCSIGet() {
                     0 => break,
                     r if r == SC_MGR_BUSY as i32 && busy < 20 => busy += 1,
+                    r if r == SC_MGR_BUSY as i32 => return Err(ScsiError::BusBusy),
                     r => return Err(ScsiError::Manager(r as i16)),
                 }
             }

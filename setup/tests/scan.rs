@@ -273,3 +273,35 @@ fn apple_driver_is_recognised_by_name_and_signature() {
         d.label
     );
 }
+
+/// A bus the original SCSI Manager refuses (`SCSIGet` → `scMgrBusyErr`) is reported as busy,
+/// not as devices that fail INQUIRY.
+#[test]
+fn a_busy_bus_is_reported_as_busy() {
+    struct Busy;
+    impl Transport for Busy {
+        fn command(&mut self, _: u8, _: &[u8], _: &mut [u8]) -> Result<(), ScsiError> {
+            Err(ScsiError::BusBusy)
+        }
+        fn name(&self) -> &'static str {
+            "busy"
+        }
+    }
+    let scan = bus::scan(&mut Busy);
+    assert_eq!(scan.len(), 7);
+    for (id, slot) in &scan {
+        assert_eq!(*slot, Slot::BusBusy);
+        let rows = bus::rows(*id, slot);
+        assert_eq!(
+            rows,
+            [format!(
+                "ID {id}  not scanned: the SCSI Manager reports the bus busy (scMgrBusyErr); Rescan later"
+            )]
+        );
+        assert!(!rows[0].contains("INQUIRY"));
+    }
+    assert_eq!(
+        bus::describe_error(&ScsiError::Manager(5)),
+        "wrong bus phase (scPhaseErr), SCSI Manager error 5"
+    );
+}

@@ -15,6 +15,7 @@
 |   4  NewWindow's visible Boolean pushed in the low byte of its word
 |   5  return from main instead of _ExitToShell
 |   6  DrawString before SetPort
+|   7  A5 used as a general register (pointed at the event record) before SetPort
 
         .ifndef BUG
         .set    BUG, 0
@@ -84,6 +85,9 @@ main:
         .short  0xA9BD
         .endif
         move.l  (%sp)+,window
+        .if     BUG == 7
+        lea     event,%a5               | BUG: A5 as a general register, as LLVM did
+        .endif
         move.l  window,-(%sp)
         .short  0xA873                  | SetPort(window)
 

@@ -247,6 +247,10 @@ pub(crate) fn dispatch(m: &mut Machine, word: u16, pc: u32) -> Result<(), Fault>
         name,
         restore: 0,
     };
+    if !os {
+        // An application must call the Toolbox inside its A5 world.
+        crate::toolbox::segment_loader::check_a5_world(m, &call)?;
+    }
     if !os || via_stub {
         // Toolbox traps save nothing. A stub reached by JSR stands for calling the routine's
         // address directly, which bypasses the dispatcher and so its register saving too.

@@ -270,13 +270,14 @@ fn misuse_message(r: Result<ferrite_emu::toolbox::AppRun, RunError>) -> String {
 #[test]
 #[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
 fn wrong_glue_fails_loudly() {
-    let cases: [(u32, &str); 6] = [
+    let cases: [(u32, &str); 7] = [
         (1, "WaitNextEvent"),
         (2, "GetNewWindow"),
         (3, "CHAR"),
         (4, "Boolean"),
         (5, "returned from its entry point"),
         (6, "thePort is NIL"),
+        (7, "called SetPort with A5 = "),
     ];
     for (bug, needle) in cases {
         let image = app_image(bug);

@@ -38,6 +38,9 @@ pub enum Rule {
     /// A PC-relative branch to an odd address, outside the code, or into the
     /// middle of an instruction.
     BadBranchTarget,
+    /// An application instruction that writes A5, which must hold `CurrentA5` whenever the
+    /// Toolbox runs (see [`a5_writes`]).
+    A5Write,
 }
 
 impl fmt::Display for Rule {
@@ -48,6 +51,7 @@ impl fmt::Display for Rule {
             Rule::Privileged => "privileged",
             Rule::FlagHazard => "flag-hazard",
             Rule::BadBranchTarget => "bad-branch-target",
+            Rule::A5Write => "a5-write",
         })
     }
 }
@@ -100,6 +104,7 @@ impl VerifyReport {
             Rule::Privileged,
             Rule::FlagHazard,
             Rule::BadBranchTarget,
+            Rule::A5Write,
         ];
         let parts: Vec<String> = rules
             .iter()
@@ -371,6 +376,80 @@ pub fn verify(code: &[u8], base: u32, cpu: Cpu, symbols: &[Symbol]) -> VerifyRep
         instructions: sw.insns.len(),
         findings,
     }
+}
+
+/// Mnemonics (without size suffix) whose last operand is only read.
+const READS_LAST_OPERAND: &[&str] = &[
+    "cmp", "cmpa", "cmpi", "cmpm", "tst", "btst", "chk", "chk2", "cmp2", "pea", "jmp", "jsr",
+];
+
+/// Whether `insn` changes A5: A5 as a written operand, `(%a5)+`/`-(%a5)` anywhere, `exg`
+/// with A5, `movem` into a list holding A5, `link`/`unlk` on A5.
+pub fn writes_a5(insn: &Insn) -> bool {
+    let (mnemonic, args) = insn
+        .text
+        .split_once(' ')
+        .unwrap_or((insn.text.as_str(), ""));
+    let base = mnemonic.split('.').next().unwrap_or(mnemonic);
+    if args.contains("(%a5)+") || args.contains("-(%a5)") {
+        return true;
+    }
+    // MOVEM to registers: opcode 0100 1d00 1sxx xxxx with d = 1; mask bit 13 is A5 (the
+    // mask is in register order for every mode but predecrement, which writes memory).
+    if insn.words[0] & 0xFB80 == 0x4880 && insn.words[0] & 0x0400 != 0 {
+        return insn.words.get(1).is_some_and(|m| m & (1 << 13) != 0);
+    }
+    let operands = top_level_operands(args);
+    match base {
+        "exg" => operands.contains(&"%a5"),
+        "link" | "unlk" => operands.first() == Some(&"%a5"),
+        _ if READS_LAST_OPERAND.contains(&base) => false,
+        _ => operands.last() == Some(&"%a5"),
+    }
+}
+
+/// The operands of an instruction's text, split at commas outside parentheses.
+fn top_level_operands(args: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in args.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(args[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !args.trim().is_empty() {
+        out.push(args[start..].trim());
+    }
+    out
+}
+
+/// The A5 rule for applications: every instruction of `code` (run-time address `base`)
+/// that writes A5. A classic Mac application's A5 must equal `CurrentA5` whenever it calls
+/// the Toolbox or the Toolbox calls it (QuickDraw finds its globals through A5; Inside
+/// Macintosh: Memory, "The A5 world"), so compiled code must never use A5 as a general
+/// register (the build passes LLVM's `reserve-a5`). The start-up stub that sets A5 is not part
+/// of the image checked here.
+pub fn a5_writes(code: &[u8], base: u32, symbols: &[Symbol]) -> Vec<Finding> {
+    let sw = sweep(code, base, symbols);
+    sw.insns
+        .iter()
+        .filter(|i| writes_a5(i))
+        .map(|i| Finding {
+            addr: i.addr,
+            text: i.text.clone(),
+            rule: Rule::A5Write,
+            message: "an application instruction writes A5, which must stay the application's \
+                      A5 world (CurrentA5) for the Toolbox; build with LLVM's reserve-a5"
+                .into(),
+            location: locate(symbols, i.addr),
+        })
+        .collect()
 }
 
 /// The flag hazards of `code` (run-time address `base`) as

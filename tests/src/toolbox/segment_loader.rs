@@ -209,6 +209,52 @@ impl Machine {
     }
 }
 
+/// Whether `addr` lies in one of the running application's loaded `CODE` segments.
+fn in_application_code(m: &mut Machine, addr: u32) -> bool {
+    let segments = m.toolbox().sl.segments.clone();
+    segments.iter().any(|&(_, h)| {
+        let p = m.read_u32(h);
+        let size = m.memory_manager().handle_size(m.bus(), h).unwrap_or(0);
+        (p..p.wrapping_add(size)).contains(&addr)
+    })
+}
+
+/// The A5 world rule, checked at every Toolbox trap: while an application runs, a Toolbox
+/// trap called from its code must find A5 = `CurrentA5`. QuickDraw and every manager that
+/// draws find the application's globals through A5 (`thePort` at 0(A5)); with any other A5
+/// a real Mac writes through a stray pointer (Inside Macintosh: Memory, "The A5 world";
+/// Inside Macintosh: Imaging With QuickDraw, "QuickDraw global variables"). Code that is
+/// not the application's (a driver calling `_SCSIDispatch` at interrupt time) is not held
+/// to it; an application's completion routine is, as soon as it calls the Toolbox.
+pub(crate) fn check_a5_world(m: &mut Machine, call: &TrapCall) -> Result<(), Fault> {
+    if !m.toolbox().sl.running {
+        return Ok(());
+    }
+    let caller = if call.via_stub {
+        m.read_u32(m.sp())
+    } else {
+        call.pc
+    };
+    if !in_application_code(m, caller) {
+        return Ok(());
+    }
+    let current = m.read_u32(CURRENT_A5);
+    let a5 = m.a(5);
+    if a5 != current {
+        return Err(Fault::misuse(
+            call.word,
+            format!(
+                "the application called {} with A5 = ${a5:08X}, not CurrentA5 = ${current:08X}: \
+                 the Toolbox finds QuickDraw's globals through A5, so this writes through a stray \
+                 pointer on a real Mac (keep A5 = CurrentA5 whenever the Toolbox runs; compiled \
+                 code must not use A5 as a general register: LLVM's reserve-a5)",
+                call.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `_LoadSeg(segID: INTEGER)`, executed from an unloaded jump-table entry.
 fn load_seg(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let f = Frame::new(m, call, &[2], 0)?;
