@@ -56,12 +56,12 @@ pub struct KnownRom {
 pub const KNOWN_ROMS: &[KnownRom] = &[
     KnownRom {
         checksum: 0xF1AC_AD13,
-        macs: "Quadra 800, 610, 650 and Centris 610, 650 (version 23F2)",
+        macs: "Quadra 800, 610 and 650 (version 23F2)",
         fit: RomFit::Tested,
     },
     KnownRom {
         checksum: 0xF1A6_F343,
-        macs: "Quadra 800 and Centris 610, 650 (earlier version 23F1)",
+        macs: "Centris 610 and 650, early Quadra 800 (version 23F1)",
         fit: RomFit::SameMachine,
     },
     KnownRom {
@@ -126,7 +126,7 @@ pub fn check_rom(path: &Path, rom: &[u8]) -> Result<Vec<String>> {
         && k.fit == RomFit::OtherMac
     {
         bail!(
-            "{name} is the ROM of the {} (checksum {:08X}, {} bytes): {want}",
+            "{name} is the {} ROM (checksum {:08X}, {} bytes): {want}",
             k.macs,
             k.checksum,
             rom.len()
@@ -142,11 +142,11 @@ pub fn check_rom(path: &Path, rom: &[u8]) -> Result<Vec<String>> {
     let mut notes = Vec::new();
     match known {
         Some(k) if k.fit == RomFit::Tested => notes.push(format!(
-            "ROM {name}: {} (checksum {stored:08X}), the ROM QEMU's q800 is tested with",
+            "ROM {name}: the {} ROM (checksum {stored:08X}), the one QEMU's q800 is tested with",
             k.macs
         )),
         Some(k) => notes.push(format!(
-            "warning: ROM {name}: {} (checksum {stored:08X}); QEMU's q800 is tested with the {Q800_ROM_CHECKSUM:08X} version, this one may or may not start",
+            "warning: ROM {name}: the {} ROM (checksum {stored:08X}); QEMU's q800 is tested with the {Q800_ROM_CHECKSUM:08X} version, this one may or may not start",
             k.macs
         )),
         None => notes.push(format!(
