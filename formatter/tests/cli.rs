@@ -1642,6 +1642,373 @@ fn boots(s: &Scratch, disk: &str, volumes: &[&str], cat: Option<(&str, &str)>) {
 }
 
 #[test]
+fn init_with_a_date_makes_the_same_disk_twice() {
+    let s = Scratch::new("init-date");
+    let app = s.setup_app();
+    let drv = s.fake_ferrite(9000, false);
+    let args = |disk: &'static str| {
+        [
+            "init",
+            disk,
+            "--size",
+            "20M",
+            "--date",
+            "2026-12-01T10:00:00Z",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ]
+        .map(str::to_string)
+    };
+    let a = args("a.hda");
+    ok(&s, &a.iter().map(String::as_str).collect::<Vec<_>>());
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let b = args("b.hda");
+    ok(&s, &b.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        std::fs::read(s.path("a.hda")).unwrap() == std::fs::read(s.path("b.hda")).unwrap(),
+        "two runs of the same `ferrite init --date` differ"
+    );
+    // The volume carries that date (Mac seconds, UTC).
+    let mut img = ImageFile::open(&s.path("a.hda")).unwrap();
+    let map = read_map(&mut img).unwrap();
+    let p = map.hfs_partitions().next().unwrap().clone();
+    let r = Region::new(&mut img, p.start as u64, p.blocks as u64).unwrap();
+    let v = Volume::open(r).unwrap();
+    let date_2026_12_01_10h = 2_082_844_800u32 + 1_796_119_200;
+    assert_eq!(v.info().created, date_2026_12_01_10h);
+    let e = fails(
+        &s,
+        &["init", "c.hda", "--date", "2026-02-30", "--driver", &drv],
+    );
+    assert!(e.contains("no such day"), "{e}");
+}
+
+#[test]
+fn extract_writes_one_volume_of_a_disk_to_a_file() {
+    let s = Scratch::new("extract");
+    let drv = s.fake_ferrite(9000, false);
+    ok(
+        &s,
+        &[
+            "init",
+            "d.hda",
+            "--size",
+            "20M",
+            "--volume",
+            "System:8M",
+            "--volume",
+            "Data",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
+    std::fs::write(s.path("note.txt"), b"kept\n").unwrap();
+    ok(&s, &["add", "d.hda:Data", "note.txt"]);
+    let out = ok(&s, &["extract", "d.hda:Data", "Data.dsk"]);
+    assert!(out.contains("volume 2 \"Data\""), "{out}");
+    // The file holds exactly the partition's bytes.
+    let mut img = ImageFile::open(&s.path("d.hda")).unwrap();
+    let map = read_map(&mut img).unwrap();
+    let p = map.hfs_partitions().nth(1).unwrap().clone();
+    let mut want = vec![0u8; p.blocks as usize * 512];
+    img.read_blocks(p.start as u64, &mut want).unwrap();
+    assert!(std::fs::read(s.path("Data.dsk")).unwrap() == want);
+    assert!(ok(&s, &["ls", "Data.dsk"]).contains("note.txt"));
+    assert!(ok(&s, &["check", "Data.dsk"]).contains("no problems"));
+    // The first volume when none is named; by number; --force to overwrite.
+    let out = ok(&s, &["extract", "d.hda", "System.dsk"]);
+    assert!(out.contains("volume 1 \"System\""), "{out}");
+    let e = fails(&s, &["extract", "d.hda:2", "Data.dsk"]);
+    assert!(e.contains("--force"), "{e}");
+    ok(&s, &["extract", "d.hda:2", "Data.dsk", "--force"]);
+    let e = fails(&s, &["extract", "Data.dsk", "x.dsk"]);
+    assert!(e.contains("already a bare HFS volume"), "{e}");
+    let e = fails(&s, &["extract", "d.hda:Nope", "x.dsk"]);
+    assert!(
+        e.contains("no volume \"Nope\"") && e.contains("2 \"Data\""),
+        "{e}"
+    );
+    // And back into a disk.
+    ok(
+        &s,
+        &["convert", "Data.dsk", "HD10_512.hda", "--driver", &drv],
+    );
+    assert!(ok(&s, &["ls", "HD10_512.hda"]).contains("note.txt"));
+}
+
+/// A 1 MiB stand-in Mac ROM: `checksum` in its first 4 bytes and, when `consistent`, words
+/// after them that add up to it.
+fn fake_rom(s: &Scratch, name: &str, bytes: usize, checksum: u32, consistent: bool) -> String {
+    let mut rom = vec![0u8; bytes];
+    rom[..4].copy_from_slice(&checksum.to_be_bytes());
+    let mut left = if consistent { checksum as u64 } else { 0 };
+    let mut at = 4;
+    while left > 0 {
+        let w = left.min(0xFFFF);
+        rom[at..at + 2].copy_from_slice(&(w as u16).to_be_bytes());
+        left -= w;
+        at += 2;
+    }
+    std::fs::write(s.path(name), rom).unwrap();
+    name.to_string()
+}
+
+fn ferrite_env(dir: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ferrite"));
+    c.args(args).current_dir(dir);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run ferrite")
+}
+
+/// A disk for `ferrite qemu` (stand-in driver) and an install CD image.
+fn qemu_disk(s: &Scratch, disk: &str) {
+    let drv = s.fake_ferrite(9000, false);
+    ok(
+        s,
+        &[
+            "init",
+            disk,
+            "--size",
+            "20M",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
+    std::fs::write(s.path("install.iso"), vec![0u8; 4096]).unwrap();
+}
+
+#[test]
+fn qemu_dry_run_prints_the_command() {
+    let s = Scratch::new("qemu-dry");
+    qemu_disk(&s, "HD20_512.hda");
+    let rom = fake_rom(&s, "Q800.ROM", 1 << 20, 0xF1AC_AD13, true);
+    let out = ferrite_in(
+        &s.0,
+        &[
+            "qemu",
+            "HD20_512.hda",
+            "--rom",
+            &rom,
+            "--cdrom",
+            "install.iso",
+            "--dry-run",
+        ],
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert_eq!(
+        stdout.trim_end(),
+        "qemu-system-m68k -M q800 -m 128 -bios Q800.ROM \
+         -drive file=HD20_512.pram,format=raw,if=mtd \
+         -drive file=HD20_512.hda,format=raw,media=disk,if=none,id=hd2 \
+         -device scsi-hd,scsi-id=2,drive=hd2 \
+         -drive file=install.iso,format=raw,media=cdrom,if=none,id=cd3 \
+         -device scsi-cd,scsi-id=3,drive=cd3"
+    );
+    assert!(
+        stderr.contains("Quadra 800")
+            && stderr.contains("F1ACAD13")
+            && stderr.contains("tested with"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("made the PRAM file HD20_512.pram"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(s.path("HD20_512.pram")).unwrap(),
+        vec![0u8; 256]
+    );
+    // The PRAM file is kept; the ID, RAM and more QEMU arguments as asked; the CD moves off ID 3.
+    let out = ok(
+        &s,
+        &[
+            "qemu",
+            "HD20_512.hda",
+            "--rom",
+            &rom,
+            "--cdrom",
+            "install.iso",
+            "--id",
+            "3",
+            "--ram",
+            "64",
+            "--pram",
+            "HD20_512.pram",
+            "--dry-run",
+            "--",
+            "-g",
+            "1152x870x8",
+        ],
+    );
+    assert!(
+        out.contains(" -m 64 ")
+            && out.contains("scsi-hd,scsi-id=3,drive=hd3")
+            && out.contains("scsi-cd,scsi-id=4,drive=cd4")
+            && out.trim_end().ends_with(" -g 1152x870x8"),
+        "{out}"
+    );
+    // Paths with spaces are quoted for the shell; commas are doubled inside -drive.
+    std::fs::copy(s.path("HD20_512.hda"), s.path("My Disk,1.hda")).unwrap();
+    let out = ok(&s, &["qemu", "My Disk,1.hda", "--rom", &rom, "--dry-run"]);
+    assert!(
+        out.contains("'file=My Disk,,1.pram,format=raw,if=mtd'")
+            && out.contains("scsi-id=0,drive=hd0"),
+        "{out}"
+    );
+    // A ROM ferrite does not know, and one whose contents do not match its checksum.
+    let other = fake_rom(&s, "other.rom", 1 << 20, 0x1234_5678, true);
+    let e = String::from_utf8_lossy(
+        &ferrite_in(
+            &s.0,
+            &["qemu", "HD20_512.hda", "--rom", &other, "--dry-run"],
+        )
+        .stderr,
+    )
+    .into_owned();
+    assert!(e.contains("12345678 is not one ferrite knows"), "{e}");
+    let damaged = fake_rom(&s, "damaged.rom", 1 << 20, 0xF1AC_AD13, false);
+    let e = String::from_utf8_lossy(
+        &ferrite_in(
+            &s.0,
+            &["qemu", "HD20_512.hda", "--rom", &damaged, "--dry-run"],
+        )
+        .stderr,
+    )
+    .into_owned();
+    assert!(e.contains("may be damaged"), "{e}");
+}
+
+#[test]
+fn qemu_refuses_what_cannot_boot() {
+    let s = Scratch::new("qemu-bad");
+    qemu_disk(&s, "HD00_512.hda");
+    let rom = fake_rom(&s, "Q800.ROM", 1 << 20, 0xF1AC_AD13, true);
+    let small = fake_rom(&s, "small.rom", 512 << 10, 0x0102_0304, true);
+    let e = fails(&s, &["qemu", "HD00_512.hda", "--rom", &small, "--dry-run"]);
+    assert!(
+        e.contains("524288 bytes") && e.contains("1 MiB") && e.contains("F1ACAD13"),
+        "{e}"
+    );
+    let q700 = fake_rom(&s, "q700.rom", 1 << 20, 0x420D_BFF3, true);
+    let e = fails(&s, &["qemu", "HD00_512.hda", "--rom", &q700, "--dry-run"]);
+    assert!(e.contains("Quadra 700") && e.contains("F1ACAD13"), "{e}");
+    let e = fails(
+        &s,
+        &["qemu", "HD00_512.hda", "--rom", "missing.rom", "--dry-run"],
+    );
+    assert!(e.contains("cannot read the ROM file missing.rom"), "{e}");
+    bare_volume(&s, "old.dsk");
+    let e = fails(&s, &["qemu", "old.dsk", "--rom", &rom, "--dry-run"]);
+    assert!(
+        e.contains("bare volume") && e.contains("ferrite convert"),
+        "{e}"
+    );
+    let e = fails(
+        &s,
+        &[
+            "qemu",
+            "HD00_512.hda",
+            "--rom",
+            &rom,
+            "--id",
+            "7",
+            "--dry-run",
+        ],
+    );
+    assert!(e.contains("0 to 6"), "{e}");
+    let e = fails(
+        &s,
+        &[
+            "qemu",
+            "HD00_512.hda",
+            "--rom",
+            &rom,
+            "--ram",
+            "2048",
+            "--dry-run",
+        ],
+    );
+    assert!(e.contains("1024"), "{e}");
+    std::fs::write(s.path("HD00_512.pram"), [0u8; 100]).unwrap();
+    let e = fails(&s, &["qemu", "HD00_512.hda", "--rom", &rom, "--dry-run"]);
+    assert!(e.contains("100 bytes") && e.contains("256"), "{e}");
+}
+
+#[test]
+fn qemu_without_qemu_says_how_to_install_it() {
+    let s = Scratch::new("qemu-missing");
+    qemu_disk(&s, "HD00_512.hda");
+    let rom = fake_rom(&s, "Q800.ROM", 1 << 20, 0xF1AC_AD13, true);
+    std::fs::create_dir_all(s.path("empty-bin")).unwrap();
+    let path = s.path("empty-bin");
+    let out = ferrite_env(
+        &s.0,
+        &["qemu", "HD00_512.hda", "--rom", &rom],
+        &[("PATH", path.as_os_str())],
+    );
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        e.contains("qemu-system-m68k was not found")
+            && e.contains("apt install qemu-system-misc")
+            && e.contains("brew install qemu"),
+        "{e}"
+    );
+    // The command is still printed, to run once QEMU is there.
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("qemu-system-m68k -M q800"));
+}
+
+#[cfg(unix)]
+#[test]
+fn qemu_runs_qemu_with_the_printed_command() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::new("qemu-run");
+    qemu_disk(&s, "HD00_512.hda");
+    let rom = fake_rom(&s, "Q800.ROM", 1 << 20, 0xF1AC_AD13, true);
+    let bin = s.path("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("qemu-system-m68k");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\n",
+            s.path("qemu-args.txt").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = ferrite_env(
+        &s.0,
+        &["qemu", "HD00_512.hda", "--rom", &rom],
+        &[("PATH", bin.as_os_str())],
+    );
+    let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{printed}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ran = std::fs::read_to_string(s.path("qemu-args.txt")).unwrap();
+    assert_eq!(
+        format!(
+            "qemu-system-m68k {}",
+            ran.lines().collect::<Vec<_>>().join(" ")
+        ),
+        printed.trim_end()
+    );
+}
+
+#[test]
 #[ignore = "needs the m68k driver: run `cargo xtask test`"]
 fn init_disks_boot_with_their_volumes_mounted() {
     let s = Scratch::new("boot-init");

@@ -4,6 +4,7 @@ pub mod anext;
 pub mod asm;
 pub mod elf;
 pub mod extstore;
+pub mod images;
 pub mod m68k;
 pub mod pipeline;
 pub mod prereq;

@@ -28,6 +28,9 @@ enum Cmd {
     Demo,
     /// Run every test: the workspace's `cargo test` plus the emulator suites.
     Test,
+    /// Build everything, then make the ready disk images in emulator-images/ (BlueSCSI,
+    /// ZuluSCSI, SCSI2SD, PiSCSI, QEMU q800, MAME, Snow) and write their manifest.
+    Images,
     /// Decode every instruction of an m68k ELF or flat image and report what the target
     /// CPU would reject, privileged instructions and compare/branch flag hazards.
     Verify {
@@ -100,6 +103,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             println!("\nFerrite m68k artifacts (built for the 68000, legalized and verified):\n");
             print!("{}", pipeline::size_table(&built));
             demo(&root, &opts.out_dir.join("ferrite-driver.bin"))?;
+        }
+        Cmd::Images => {
+            prereq::ensure_all()?;
+            let opts = Options::standard(&root);
+            build_all(&opts)?;
+            images(&root, &opts.out_dir)?;
         }
         Cmd::Verify { file, cpu, app } => return verify_file(&file, cpu, app),
         Cmd::Test => test(&root)?,
@@ -183,6 +192,41 @@ fn demo(root: &Path, driver: &Path) -> Result<()> {
     );
     println!(
         "Put it on a BlueSCSI/ZuluSCSI SD card, or see `cargo run --release --bin ferrite -- --help`."
+    );
+    Ok(())
+}
+
+/// `cargo xtask images` after the build: the release `ferrite` (with the driver and Ferrite
+/// Setup just built embedded) makes every ready image; the manifest records them.
+fn images(root: &Path, m68k_dir: &Path) -> Result<()> {
+    let start = std::time::Instant::now();
+    eprintln!("xtask: building the ferrite command (release)");
+    status(
+        cargo_stable(root).args([
+            "build",
+            "--quiet",
+            "--release",
+            "-p",
+            "ferrite-formatter",
+            "--bin",
+            "ferrite",
+        ]),
+        "cargo build --release --bin ferrite",
+    )?;
+    let ferrite = root
+        .join("target/release/ferrite")
+        .with_extension(std::env::consts::EXE_EXTENSION);
+    let made = std::time::Instant::now();
+    let manifest = retro68_build::images::images(root, &ferrite, m68k_dir)?;
+    println!(
+        "\nxtask images: {} images in emulator-images/ made, checked and hashed in {:.1} s; manifest {}",
+        retro68_build::images::READY_IMAGES.len(),
+        made.elapsed().as_secs_f64(),
+        manifest.strip_prefix(root).unwrap_or(&manifest).display()
+    );
+    println!(
+        "(total {:.1} s with the build). See emulator-images/README.md for each device and emulator.",
+        start.elapsed().as_secs_f64()
     );
     Ok(())
 }

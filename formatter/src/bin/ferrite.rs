@@ -68,6 +68,10 @@ enum Cmd {
         /// Leave Ferrite Setup off the volumes.
         #[arg(long)]
         no_setup_app: bool,
+        /// Date the volumes YYYY-MM-DD[THH:MM[:SS]] (UTC) instead of now: the same command
+        /// then makes the same disk, byte for byte.
+        #[arg(long, value_name = "DATE", value_parser = cli::date::parse_date_arg)]
+        date: Option<u32>,
         /// Overwrite a disk that already holds a partition map or a volume.
         #[arg(long)]
         force: bool,
@@ -100,6 +104,17 @@ enum Cmd {
         /// CR LF become CR.
         #[arg(long)]
         text: bool,
+    },
+    /// Copy one HFS volume out of a partitioned disk into a bare volume image, for emulators
+    /// that mount volumes rather than disks (Mini vMac).
+    Extract {
+        /// DISK (its first volume) or DISK:VOLUME (a name or a number from `ferrite info`).
+        target: String,
+        /// The volume image to write (raw HFS, e.g. "Macintosh HD.dsk").
+        volume: PathBuf,
+        /// Overwrite VOLUME if it exists.
+        #[arg(long)]
+        force: bool,
     },
     /// List a volume's files: DISK, DISK:VOLUME or DISK:VOLUME/PATH.
     Ls {
@@ -141,6 +156,33 @@ enum Cmd {
         #[arg(long, value_name = "[VOLUME:]PATH")]
         launch: Option<String>,
     },
+    /// Start QEMU's Quadra 800 (qemu-system-m68k -M q800) with the disk on its SCSI bus: checks
+    /// the ROM, makes the PRAM file, prints the command, runs it.
+    Qemu {
+        /// The disk image (a partition map and a driver: `ferrite init` or `ferrite convert`).
+        disk: PathBuf,
+        /// The Quadra 800 ROM (1 MiB, checksum F1ACAD13).
+        #[arg(long, value_name = "FILE")]
+        rom: PathBuf,
+        /// A CD image to put on the bus too (e.g. a Mac OS install CD; SCSI ID 3).
+        #[arg(long, value_name = "ISO")]
+        cdrom: Option<PathBuf>,
+        /// SCSI ID of the disk, 0 to 6 [default: from an HDxx file name, else 0].
+        #[arg(long)]
+        id: Option<u8>,
+        /// RAM in MB.
+        #[arg(long, value_name = "MB", default_value_t = cli::qemu::DEFAULT_RAM_MB)]
+        ram: u32,
+        /// The 256-byte PRAM file (made when missing) [default: DISK with extension .pram].
+        #[arg(long, value_name = "FILE")]
+        pram: Option<PathBuf>,
+        /// Check the files, make the PRAM file and print the command, but do not start QEMU.
+        #[arg(long)]
+        dry_run: bool,
+        /// More arguments for QEMU, after `--` (e.g. -- -g 1152x870x8).
+        #[arg(last = true, value_name = "QEMU ARGS")]
+        extra: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -155,6 +197,7 @@ fn main() -> ExitCode {
             driver,
             setup_app,
             no_setup_app,
+            date,
             force,
         } => cli::init::init(&cli::init::InitArgs {
             disk,
@@ -165,6 +208,7 @@ fn main() -> ExitCode {
             driver,
             setup_app,
             no_setup_app,
+            date,
             force,
         }),
         Cmd::Convert {
@@ -187,6 +231,11 @@ fn main() -> ExitCode {
             files,
             text,
         } => cli::add::add(&target, &files, text),
+        Cmd::Extract {
+            target,
+            volume,
+            force,
+        } => cli::extract::extract(&target, &volume, force),
         Cmd::Ls { target, recursive } => cli::info::ls(&target, recursive),
         Cmd::Info { disk } => cli::info::info(&disk),
         Cmd::Check { disk } => cli::info::check(&disk),
@@ -214,6 +263,25 @@ fn main() -> ExitCode {
             cat.as_deref(),
             launch.as_deref(),
         ),
+        Cmd::Qemu {
+            disk,
+            rom,
+            cdrom,
+            id,
+            ram,
+            pram,
+            dry_run,
+            extra,
+        } => cli::qemu::qemu(&cli::qemu::QemuArgs {
+            disk,
+            rom,
+            cdrom,
+            id,
+            ram_mb: ram,
+            pram,
+            dry_run,
+            extra,
+        }),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

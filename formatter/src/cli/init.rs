@@ -27,6 +27,8 @@ pub struct InitArgs {
     pub setup_app: Option<PathBuf>,
     /// `--no-setup-app`.
     pub no_setup_app: bool,
+    /// `--date`: the volumes' dates (Mac seconds) instead of the clock.
+    pub date: Option<u32>,
     pub force: bool,
 }
 
@@ -305,8 +307,9 @@ fn format_all(
 pub fn init(a: &InitArgs) -> Result<()> {
     let mut blob = driver_blob(a.driver.as_deref())?;
     apply_settings(&mut blob, a.write_cache)?;
+    let now = a.date.unwrap_or_else(mac_now);
     // Read and check Ferrite Setup before the target is touched.
-    let app = setup_app(a.setup_app.as_deref(), a.no_setup_app)?;
+    let app = setup_app(a.setup_app.as_deref(), a.no_setup_app, now)?;
     let vols: Vec<VolumeRequest> = if a.volumes.is_empty() {
         vec![VolumeRequest {
             name: DEFAULT_VOLUME.into(),
@@ -355,7 +358,7 @@ pub fn init(a: &InitArgs) -> Result<()> {
         hfs: specs,
     };
     let map = write_map(&mut img, &layout).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    format_all(&mut img, &map, mac_now(), app.as_ref())?;
+    format_all(&mut img, &map, now, app.as_ref())?;
     img.flush().map_err(|e| anyhow!("{e}"))?;
     println!(
         "{}: {} disk, {bs}-byte blocks, Ferrite driver ({} bytes)",

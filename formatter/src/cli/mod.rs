@@ -3,10 +3,13 @@
 
 pub mod add;
 pub mod boot;
+pub mod date;
 pub mod disk;
 pub mod driver;
+pub mod extract;
 pub mod info;
 pub mod init;
+pub mod qemu;
 pub mod setup_app;
 pub mod size;
 

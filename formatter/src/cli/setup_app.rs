@@ -3,7 +3,6 @@
 //! MacBinary II to `target/m68k/FerriteSetup.bin`, `build.rs` embeds it) or `--setup-app FILE`.
 
 use super::add::Prepared;
-use super::mac_now;
 use anyhow::{Context, Result, anyhow, bail};
 use std::path::Path;
 
@@ -25,8 +24,9 @@ const REQUIRED: [(&[u8; 4], i16); 2] = [(b"CODE", 0), (b"CODE", 1)];
 
 /// Ferrite Setup to install: `None` with `--no-setup-app`, else `--setup-app FILE` or the
 /// embedded one, checked (MacBinary CRC, type 'APPL', a resource fork holding `CODE` 0 and 1)
-/// and renamed "Ferrite Setup". Nothing is written anywhere.
-pub fn setup_app(file: Option<&Path>, skip: bool) -> Result<Option<Prepared>> {
+/// and renamed "Ferrite Setup"; `now` dates it when its MacBinary header has no dates.
+/// Nothing is written anywhere.
+pub fn setup_app(file: Option<&Path>, skip: bool, now: u32) -> Result<Option<Prepared>> {
     if skip {
         return Ok(None);
     }
@@ -51,8 +51,8 @@ pub fn setup_app(file: Option<&Path>, skip: bool) -> Result<Option<Prepared>> {
             "run `cargo xtask build` and rebuild ferrite, or pass --setup-app FILE or --no-setup-app",
         ),
     };
-    let mut p = Prepared::from_macbinary(source, &bytes, mac_now())
-        .map_err(|e| anyhow!("{what}: {e}; {fix}"))?;
+    let mut p =
+        Prepared::from_macbinary(source, &bytes, now).map_err(|e| anyhow!("{what}: {e}; {fix}"))?;
     if p.file_type != *b"APPL" {
         bail!(
             "{what}: a file of type '{}', not an application ('APPL'); {fix}",
