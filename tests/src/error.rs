@@ -89,6 +89,7 @@ impl fmt::Display for Fault {
                     BusFaultCause::NullPageWrite => {
                         "into the NIL page $0-$FF (NULL pointer write?)"
                     }
+                    BusFaultCause::RomWrite => "into the ROM",
                 };
                 write!(
                     f,
