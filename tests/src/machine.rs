@@ -779,6 +779,17 @@ impl Machine {
             chain_source,
             instructions: self.run_instructions,
             cpu: self.config.cpu,
+            notes: self
+                .mm
+                .heap_scramble_seed()
+                .map(|seed| {
+                    format!(
+                        "heap scramble on (FERRITE_SEED={seed}, {} blocks moved so far)",
+                        self.mm.scramble_moves()
+                    )
+                })
+                .into_iter()
+                .collect(),
         }
     }
 

@@ -211,6 +211,11 @@ fn locking_by_setting_the_flag_bit_works_only_on_24_bit_machines() {
                 message.contains("high byte $80 was set") && message.contains("32-bit machine"),
                 "{cpu}: {message}"
             );
+            assert!(
+                e.to_string()
+                    .contains(&format!("heap scramble on (FERRITE_SEED={}", seed())),
+                "{cpu}: a failure under the scramble names its seed: {e}"
+            );
         }
     }
 }

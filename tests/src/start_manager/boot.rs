@@ -377,7 +377,8 @@ fn load_and_call(
     };
     let a0 = m.stack_top() - 4 * frame.len() as u32;
     let registers = InstallRegisters::new(
-        cfg.register_seed ^ id as u64,
+        cfg.register_seed,
+        id,
         choice.entry,
         d5,
         a0,

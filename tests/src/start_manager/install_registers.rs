@@ -46,11 +46,13 @@ pub struct InstallRegisters {
 }
 
 impl InstallRegisters {
-    /// Registers for calling `entry` with `d5`, and `a0` (the map-entry copy) on the original
-    /// entry; the rest poisoned from `seed` for a machine whose bus decodes `address_mask`
-    /// and has `ram_size` bytes of RAM.
+    /// Registers for calling `entry` of the driver for SCSI ID `id` with `d5`, and `a0` (the
+    /// map-entry copy) on the original entry; the rest poisoned from `seed` (and `id`) for a
+    /// machine whose bus decodes `address_mask` and has `ram_size` bytes of RAM.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         seed: u64,
+        id: u8,
         entry: DriverEntry,
         d5: u32,
         a0: u32,
@@ -58,7 +60,7 @@ impl InstallRegisters {
         ram_size: u32,
         rom: &RomModel,
     ) -> InstallRegisters {
-        let mut rng = Rng::new(seed, 0x01A5_7A11);
+        let mut rng = Rng::new(seed, 0x01A5_7A11 + id as u64);
         let mut values = [0u32; 15];
         for i in 0..15 {
             values[i] = loop {
@@ -141,6 +143,17 @@ impl InstallRegisters {
             .and_then(|a| self.poisoned_register_near(a).map(|r| (r, a)))
             .or_else(|| self.poisoned_register_near(err.pc).map(|r| (r, err.pc)));
         let Some((r, addr)) = culprit else {
+            let mut err = err;
+            err.notes.push(format!(
+                "in the install call, every register but {} held garbage (seed {}, \
+                 FERRITE_SEED)",
+                self.specified
+                    .iter()
+                    .map(|&(i, _)| REGISTER_NAMES[i])
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                self.seed
+            ));
             return err;
         };
         let given: Vec<&str> = self.specified.iter().map(|&(_, s)| s).collect();
