@@ -1072,4 +1072,72 @@ mod tests {
                 .contains("disposed twice")
         );
     }
+
+    #[test]
+    fn a_limited_zone_allocates_only_in_its_prefix_and_grows_back() {
+        let (mut bus, mut mm) = mm();
+        mm.limit_zone(&mut bus, ZoneId::System, 0x1000).unwrap();
+        assert_eq!(bus.peek_u32(0x1000), 0x2000, "bkLim follows the limit");
+        assert_eq!(
+            mm.new_ptr(&mut bus, ZoneId::System, 0x1000, false),
+            Err(MEM_FULL_ERR)
+        );
+        let p = mm.new_ptr(&mut bus, ZoneId::System, 0x800, false).unwrap();
+        assert!(p + 0x800 <= 0x2000);
+        mm.check(&bus).unwrap();
+        mm.unlimit_zone(&mut bus, ZoneId::System);
+        assert_eq!(bus.peek_u32(0x1000), 0x8000);
+        mm.new_ptr(&mut bus, ZoneId::System, 0x4000, false).unwrap();
+        mm.check(&bus).unwrap();
+        // A zone whose blocks already reach beyond the limit cannot be cut.
+        assert!(mm.limit_zone(&mut bus, ZoneId::System, 0x800).is_err());
+    }
+
+    #[test]
+    fn the_scramble_moves_unlocked_blocks_and_keeps_their_contents() {
+        let (mut bus, mut mm) = mm();
+        mm.set_heap_scramble(Some(3));
+        let a = mm
+            .new_handle(&mut bus, ZoneId::Application, 8, false)
+            .unwrap();
+        let b = mm
+            .new_handle(&mut bus, ZoneId::Application, 8, false)
+            .unwrap();
+        bus.write_bytes_host(bus.peek_u32(a), b"unlocked");
+        bus.write_bytes_host(bus.peek_u32(b), b"locked!!");
+        mm.set_handle_state(&mut bus, b, STATE_LOCKED).unwrap();
+        let (pa, pb) = (bus.peek_u32(a), bus.peek_u32(b));
+        mm.new_ptr(&mut bus, ZoneId::Application, 4, false).unwrap();
+        assert_ne!(bus.peek_u32(a), pa);
+        assert_eq!(bus.peek_u32(b), pb);
+        assert_eq!(bus.bytes(bus.peek_u32(a), 8), b"unlocked");
+        assert_eq!(bus.bytes(pa, 4), &[FREED_BYTE; 4]);
+        assert!(mm.scramble_moves() >= 1);
+        mm.check(&bus).unwrap();
+        bus.write_bytes_host(pa, &[0]);
+        let e = mm.check(&bus).unwrap_err().to_string();
+        assert!(e.contains("heap scramble moved it"), "{e}");
+    }
+
+    #[test]
+    fn on_24_bit_the_master_pointer_high_byte_is_the_state() {
+        let (mut bus, mut mm) = mm();
+        mm.set_flags_in_master_pointers(true);
+        let h = mm
+            .new_handle(&mut bus, ZoneId::Application, 8, false)
+            .unwrap();
+        let p = bus.peek_u32(h);
+        mm.set_handle_state(&mut bus, h, STATE_LOCKED | STATE_RESOURCE)
+            .unwrap();
+        assert_eq!(bus.peek_u32(h), p | 0xA000_0000);
+        assert_eq!(
+            mm.handle_size(&bus, h),
+            Ok(8),
+            "the flagged pointer still resolves"
+        );
+        // Guest code clearing the byte by hand unlocks the block.
+        bus.write_bytes_host(h, &[0]);
+        assert_eq!(mm.handle_state(&bus, h), Ok(0));
+        mm.check(&bus).unwrap();
+    }
 }
