@@ -344,33 +344,12 @@ impl MemoryManager {
             } else {
                 start + ((len - b.raw_len) & !15)
             };
-            self.zones[z].free.remove(&start);
-            if at > start {
-                self.zones[z].free.insert(start, at - start);
-            }
-            if start + len > at + b.raw_len {
-                self.zones[z]
-                    .free
-                    .insert(at + b.raw_len, start + len - at - b.raw_len);
-            }
-            bus.copy_within_host(b.raw, at, b.raw_len);
-            // The real Memory Manager moves blocks with BlockMove, which keeps the
-            // instruction cache coherent.
-            bus.flush_range(at, b.raw_len);
-            let moved = Block { raw: at, ..b };
-            self.blocks.remove(&data);
-            self.blocks.insert(moved.data(), moved);
-            bus.fill_host(b.raw, b.raw_len, FREED_BYTE);
-            self.give_free(z, b.raw, b.raw_len);
-            let BlockKind::Relocatable { master } = b.kind else {
-                unreachable!("only relocatable blocks move")
-            };
-            self.write_master(bus, master, moved.data());
+            let master = self.move_block(bus, data, start, len, at);
             self.vacated.push(Vacated {
                 start: b.data(),
                 len: b.size,
                 handle: master,
-                moved_to: Some(moved.data()),
+                moved_to: Some(at + GUARD_LEN),
                 pass: sc.passes,
                 call,
             });
@@ -379,6 +358,36 @@ impl MemoryManager {
         self.trim_vacated();
         self.write_zone_free(bus, z);
         self.scramble = Some(sc);
+    }
+
+    /// Move relocatable block `data` to `at`, inside the free range `[start, start + len)`;
+    /// update its master pointer. Returns the handle.
+    fn move_block(&mut self, bus: &mut MacBus, data: u32, start: u32, len: u32, at: u32) -> u32 {
+        let b = self.blocks[&data];
+        let z = b.zone.index();
+        self.zones[z].free.remove(&start);
+        if at > start {
+            self.zones[z].free.insert(start, at - start);
+        }
+        if start + len > at + b.raw_len {
+            self.zones[z]
+                .free
+                .insert(at + b.raw_len, start + len - at - b.raw_len);
+        }
+        bus.copy_within_host(b.raw, at, b.raw_len);
+        // The real Memory Manager moves blocks with BlockMove, which keeps the instruction
+        // cache coherent.
+        bus.flush_range(at, b.raw_len);
+        let moved = Block { raw: at, ..b };
+        self.blocks.remove(&data);
+        self.blocks.insert(moved.data(), moved);
+        bus.fill_host(b.raw, b.raw_len, FREED_BYTE);
+        self.give_free(z, b.raw, b.raw_len);
+        let BlockKind::Relocatable { master } = b.kind else {
+            unreachable!("only relocatable blocks move")
+        };
+        self.write_master(bus, master, moved.data());
+        master
     }
 
     fn trim_vacated(&mut self) {
@@ -393,11 +402,33 @@ impl MemoryManager {
     /// gives it back.
     pub fn limit_zone(&mut self, bus: &mut MacBus, id: ZoneId, len: u32) -> Result<(), String> {
         let z = id.index();
-        let zone = &self.zones[z];
-        let new_end = (zone.header + len) & !15;
-        if new_end >= zone.end {
+        let new_end = (self.zones[z].header + len) & !15;
+        if new_end >= self.zones[z].end {
             return Ok(());
         }
+        // Unlocked relocatable blocks beyond the limit (the heap scramble may have put them
+        // anywhere) move below it first, as a compaction would.
+        let beyond: Vec<u32> = self
+            .blocks
+            .values()
+            .filter(|b| b.zone == id && b.raw + b.raw_len > new_end)
+            .filter_map(|b| match b.kind {
+                BlockKind::Relocatable { master } if !self.is_locked(bus, master) => Some(b.data()),
+                _ => None,
+            })
+            .collect();
+        for data in beyond {
+            let raw_len = self.blocks[&data].raw_len;
+            let below = self.zones[z]
+                .free
+                .iter()
+                .find(|(s, l)| **l >= raw_len && **s + raw_len <= new_end)
+                .map(|(s, l)| (*s, *l));
+            if let Some((start, len)) = below {
+                self.move_block(bus, data, start, len, start);
+            }
+        }
+        let zone = &self.zones[z];
         let tail = zone
             .free
             .range(..=new_end)
@@ -1138,6 +1169,23 @@ mod tests {
         // Guest code clearing the byte by hand unlocks the block.
         bus.write_bytes_host(h, &[0]);
         assert_eq!(mm.handle_state(&bus, h), Ok(0));
+        mm.check(&bus).unwrap();
+    }
+
+    #[test]
+    fn limiting_a_zone_compacts_unlocked_blocks_below_the_limit() {
+        let (mut bus, mut mm) = mm();
+        mm.set_heap_scramble(Some(11));
+        let h = mm.new_handle(&mut bus, ZoneId::System, 32, false).unwrap();
+        for _ in 0..64 {
+            if bus.peek_u32(h) > 0x2000 {
+                break;
+            }
+            mm.may_move_memory(&mut bus, ZoneId::System, "CompactMem");
+        }
+        assert!(bus.peek_u32(h) > 0x2000, "the scramble put the block high");
+        mm.limit_zone(&mut bus, ZoneId::System, 0x1000).unwrap();
+        assert!(bus.peek_u32(h) < 0x2000, "moved below the limit");
         mm.check(&bus).unwrap();
     }
 }
