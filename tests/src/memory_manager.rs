@@ -276,6 +276,17 @@ impl MemoryManager {
         self.scramble.as_ref().map_or(0, |s| s.moves)
     }
 
+    /// `addr` as the 24-bit Memory Manager sees it: on a 24-bit machine it ignores the high
+    /// byte of the pointers and handles it is given, as the bus does (a dereferenced locked
+    /// handle carries its flags there).
+    fn clean(&self, addr: u32) -> u32 {
+        if self.flags_in_master {
+            addr & ADDRESS_24
+        } else {
+            addr
+        }
+    }
+
     /// The address a master pointer's value points at (its flags byte dropped on a 24-bit
     /// machine).
     fn master_target(&self, bus: &MacBus, h: u32) -> u32 {
@@ -646,6 +657,7 @@ impl MemoryManager {
     }
 
     fn pointer_block(&self, ptr: u32) -> Result<Block, String> {
+        let ptr = self.clean(ptr);
         match self.blocks.get(&ptr) {
             Some(b) if b.kind == BlockKind::Pointer => Ok(*b),
             _ => Err(self.describe_bad(ptr, "pointer")),
@@ -655,6 +667,7 @@ impl MemoryManager {
     /// `_DisposePtr`.
     pub fn dispose_ptr(&mut self, bus: &mut MacBus, ptr: u32) -> Result<(), String> {
         let b = self.pointer_block(ptr)?;
+        let ptr = b.data();
         self.release(bus, ptr);
         self.disposed_ptrs.insert(ptr);
         self.watch_disposed(b, 0, "DisposePtr");
@@ -722,6 +735,7 @@ impl MemoryManager {
         size: u32,
     ) -> Result<Result<(), i16>, String> {
         let b = self.pointer_block(ptr)?;
+        let ptr = b.data();
         self.may_move_memory(bus, b.zone, "SetPtrSize");
         Ok(match self.resize_in_place(bus, ptr, size) {
             Ok(true) => Ok(()),
@@ -773,6 +787,7 @@ impl MemoryManager {
     }
 
     fn handle_block(&self, bus: &MacBus, h: u32) -> Result<Block, String> {
+        let h = self.clean(h);
         if !self.handles.contains_key(&h) {
             return Err(self.describe_bad(h, "handle"));
         }
@@ -788,6 +803,7 @@ impl MemoryManager {
 
     /// `_DisposeHandle`.
     pub fn dispose_handle(&mut self, bus: &mut MacBus, h: u32) -> Result<(), String> {
+        let h = self.clean(h);
         let b = self.handle_block(bus, h)?;
         self.release(bus, b.data());
         self.handles.remove(&h);
@@ -804,12 +820,14 @@ impl MemoryManager {
 
     /// `_HGetState`.
     pub fn handle_state(&self, bus: &MacBus, h: u32) -> Result<u8, String> {
+        let h = self.clean(h);
         self.handle_block(bus, h)?;
         Ok(self.flags_of(bus, h))
     }
 
     /// `_HSetState` (and `_HLock`/`_HUnlock`/`_HPurge`/… through it).
     pub fn set_handle_state(&mut self, bus: &mut MacBus, h: u32, flags: u8) -> Result<(), String> {
+        let h = self.clean(h);
         self.handle_block(bus, h)?;
         let flags = flags & (STATE_LOCKED | STATE_PURGEABLE | STATE_RESOURCE);
         self.handles.get_mut(&h).unwrap().flags = flags;
@@ -826,6 +844,7 @@ impl MemoryManager {
         h: u32,
         size: u32,
     ) -> Result<Result<(), i16>, String> {
+        let h = self.clean(h);
         let zone = self.handle_block(bus, h)?.zone;
         self.may_move_memory(bus, zone, "SetHandleSize");
         let b = self.handle_block(bus, h)?;
@@ -855,6 +874,7 @@ impl MemoryManager {
 
     /// `_RecoverHandle`: the handle whose block starts at `ptr`.
     pub fn recover_handle(&self, ptr: u32) -> Result<u32, String> {
+        let ptr = self.clean(ptr);
         match self.blocks.get(&ptr) {
             Some(Block {
                 kind: BlockKind::Relocatable { master },
@@ -866,6 +886,7 @@ impl MemoryManager {
 
     /// The zone a live block or handle belongs to (`_PtrZone`/`_HandleZone`).
     pub fn zone_of(&self, addr: u32) -> Option<ZoneId> {
+        let addr = self.clean(addr);
         self.blocks
             .get(&addr)
             .map(|b| b.zone)

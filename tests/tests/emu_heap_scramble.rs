@@ -24,6 +24,8 @@ use ferrite_emu::{CpuModel, Fault, Machine, MachineConfig, ZoneId};
 ///                           after _StripAddress)
 /// 52 bset_lock_read(h)    movea.l 4(sp),a0; bset #7,(a0); movea.l (a0),a1; moveq #16,d0;
 ///                         _NewPtr; move.l 200(a1),d0; rts  — 24-bit-era locking by hand
+/// 66 recover_locked(h)    movea.l 4(sp),a0; _HLock; movea.l (a0),a0; _RecoverHandle $A128;
+///                         move.l a0,d0; rts                — a flagged pointer, on 24-bit
 /// ```
 fn guest() -> ferrite_shared::flat::FlatImage {
     flat_image(
@@ -32,7 +34,8 @@ fn guest() -> ferrite_shared::flat::FlatImage {
             0x7010, 0xa11e, 0x236f, 0x0008, 0x00c8, 0x4e75, 0x226f, 0x0004, 0x7010, 0xa11e, 0x2051,
             0x2028, 0x00c8, 0x4e75, 0x206f, 0x0004, 0xa029, 0x2250, 0x7010, 0xa11e, 0x2029, 0x00c8,
             0x4e75, 0x206f, 0x0004, 0xa029, 0x2010, 0x90af, 0x0008, 0x4e75, 0x206f, 0x0004, 0x08d0,
-            0x0007, 0x2250, 0x7010, 0xa11e, 0x2029, 0x00c8, 0x4e75,
+            0x0007, 0x2250, 0x7010, 0xa11e, 0x2029, 0x00c8, 0x4e75, 0x206f, 0x0004, 0xa029, 0x2050,
+            0xa128, 0x2008, 0x4e75,
         ],
         &[],
         &[
@@ -42,6 +45,7 @@ fn guest() -> ferrite_shared::flat::FlatImage {
             ("locked_read", 0x32),
             ("lock_then_compare", 0x44),
             ("bset_lock_read", 0x52),
+            ("recover_locked", 0x66),
         ],
         0,
     )
@@ -217,5 +221,16 @@ fn locking_by_setting_the_flag_bit_works_only_on_24_bit_machines() {
                 "{cpu}: a failure under the scramble names its seed: {e}"
             );
         }
+    }
+}
+
+#[test]
+fn the_memory_manager_takes_a_flagged_pointer_on_24_bit_machines() {
+    for cpu in CpuModel::ALL {
+        let mut m = machine(cpu, false);
+        let h = marked_handle(&mut m);
+        // On a 24-bit machine *h of a locked handle is $80xxxxxx; _RecoverHandle ignores the
+        // flags byte as the 24-bit Memory Manager does.
+        assert_eq!(m.call("recover_locked", &[h]).unwrap().d0, h, "{cpu}");
     }
 }
