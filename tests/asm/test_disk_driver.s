@@ -206,6 +206,7 @@ install:
         movea.l 0x11C,%a0               | UTableBase
         movea.l 0(%a0,%d1.l),%a0
         move.l  %a0,dce_handle
+        .short  0xA029                  | _HLock: dce_ptr and interrupt-time code rely on it
         movea.l (%a0),%a0
         move.l  %a0,dce_ptr
         lea     drvr,%a1

@@ -10,6 +10,11 @@
 //!   a write silently corrupts the exception vectors; no Ferrite code has a reason to do it.
 //!   Reads there are allowed (real Macs return the vectors, and harmless code such as
 //!   `tst.l (a0)` on a NIL handle is common enough that a read fault would be noise).
+//! * On a 24-bit machine ([`MacBus::set_address_mask`] with `$00FF_FFFF`) the bus ignores the
+//!   high byte of every address, as a 68000's 24 address lines (or a Mac II's HMMU in 24-bit
+//!   mode) do: the CPU already drops it, and the host helpers below drop it too, so the
+//!   modelled ROM and OS follow a pointer with flags in its high byte exactly as the hardware
+//!   would. On a 32-bit machine the mask is all ones and such a pointer lies beyond RAM.
 //! * Every write — by the guest or by the host helpers — marks the written 16-bit words in a
 //!   "written since the last instruction-cache flush" bitmap, which the run loop checks
 //!   before executing each instruction (see [`crate::machine`]).
@@ -48,6 +53,8 @@ pub enum BusFaultCause {
     BeyondRam,
     /// A write into the protected first 256 bytes (NIL-pointer write).
     NullPageWrite,
+    /// A write into the ROM region ([`MacBus::set_rom`]).
+    RomWrite,
 }
 
 /// The first refused access since the bus was last asked (see [`MacBus::take_fault`]).
@@ -73,7 +80,15 @@ pub struct MacBus {
     fault: Option<BusFaultRecord>,
     /// Refuse writes below [`NULL_PAGE_LEN`].
     pub protect_low_vectors: bool,
+    /// Address lines decoded: `$00FF_FFFF` on a 24-bit machine, else all ones.
+    address_mask: u32,
+    /// The ROM's range `[start, end)`: reads return [`ROM_FILL`], writes are refused.
+    rom: Option<(u32, u32)>,
 }
+
+/// What every word of the ROM region reads as: `ILLEGAL`. The model has no ROM code, only the
+/// address range (a CPU prefetching at a return address in the ROM must be able to read it).
+pub const ROM_FILL: u16 = 0x4AFC;
 
 impl MacBus {
     /// `ram_size` bytes of zeroed RAM (rounded up to a multiple of 64 bytes).
@@ -86,7 +101,52 @@ impl MacBus {
             any_stale: false,
             fault: None,
             protect_low_vectors: true,
+            address_mask: u32::MAX,
+            rom: None,
         }
+    }
+
+    /// Map a ROM region `[start, end)` (or none): readable, reading [`ROM_FILL`]; writes fail.
+    pub fn set_rom(&mut self, region: Option<(u32, u32)>) {
+        self.rom = region;
+    }
+
+    /// The ROM word or long at `address` if it lies in the ROM region.
+    #[inline]
+    fn rom_read(&self, address: u32, size: u8) -> Option<u32> {
+        let (lo, hi) = self.rom?;
+        let a = self.decode(address);
+        if !(lo..hi).contains(&a) {
+            return None;
+        }
+        let w = ROM_FILL as u32;
+        Some(match size {
+            1 => {
+                if a & 1 == 0 {
+                    w >> 8
+                } else {
+                    w & 0xFF
+                }
+            }
+            2 => w,
+            _ => (w << 16) | w,
+        })
+    }
+
+    /// Decode only the address bits in `mask` (`$00FF_FFFF`: a 24-bit machine).
+    pub fn set_address_mask(&mut self, mask: u32) {
+        self.address_mask = mask;
+    }
+
+    /// The address bits the bus decodes.
+    pub fn address_mask(&self) -> u32 {
+        self.address_mask
+    }
+
+    /// `addr` as the bus sees it (the high byte dropped on a 24-bit machine).
+    #[inline]
+    pub fn decode(&self, addr: u32) -> u32 {
+        addr & self.address_mask
     }
 
     /// RAM size in bytes.
@@ -101,6 +161,7 @@ impl MacBus {
 
     /// Whether `[addr, addr + len)` lies inside RAM.
     pub fn in_ram(&self, addr: u32, len: u32) -> bool {
+        let addr = self.decode(addr);
         (addr as u64) + (len as u64) <= self.ram.len() as u64
     }
 
@@ -126,7 +187,11 @@ impl MacBus {
 
     #[inline]
     fn check(&mut self, address: u32, size: u8, access: Access) -> Result<usize, BusFault> {
+        let address = self.decode(address);
         let end = address as u64 + size as u64;
+        if access == Access::Write && self.rom_read(address, size).is_some() {
+            return Err(self.refuse(address, size, access, BusFaultCause::RomWrite));
+        }
         if end > self.ram.len() as u64 {
             return Err(self.refuse(address, size, access, BusFaultCause::BeyondRam));
         }
@@ -141,6 +206,7 @@ impl MacBus {
         if len == 0 {
             return;
         }
+        let address = self.decode(address);
         let first = address / 2;
         let last = (address + len - 1) / 2;
         for w in first..=last {
@@ -155,7 +221,7 @@ impl MacBus {
         if !self.any_stale {
             return false;
         }
-        let w = address / 2;
+        let w = self.decode(address) / 2;
         self.stale
             .get((w / 64) as usize)
             .is_some_and(|b| b & (1 << (w % 64)) != 0)
@@ -166,6 +232,7 @@ impl MacBus {
         if !self.any_stale {
             return None;
         }
+        let address = self.decode(address);
         let mut a = address & !1;
         while a < address.saturating_add(len) {
             if self.is_stale(a) {
@@ -189,6 +256,7 @@ impl MacBus {
         if !self.any_stale || len == 0 {
             return;
         }
+        let address = self.decode(address);
         let first = address / 2;
         let last = (address.saturating_add(len - 1) / 2).min(self.ram.len() as u32 / 2 - 1);
         for w in first..=last {
@@ -200,23 +268,27 @@ impl MacBus {
 
     /// Host read of `len` bytes. Panics if the range is outside RAM.
     pub fn bytes(&self, address: u32, len: u32) -> &[u8] {
+        let address = self.decode(address);
         &self.ram[address as usize..address as usize + len as usize]
     }
 
     /// Host write of bytes; marks them written for the instruction-cache rule.
     pub fn write_bytes_host(&mut self, address: u32, data: &[u8]) {
+        let address = self.decode(address);
         self.ram[address as usize..address as usize + data.len()].copy_from_slice(data);
         self.mark_stale(address, data.len() as u32);
     }
 
     /// Host fill of a range.
     pub fn fill_host(&mut self, address: u32, len: u32, byte: u8) {
+        let address = self.decode(address);
         self.ram[address as usize..address as usize + len as usize].fill(byte);
         self.mark_stale(address, len);
     }
 
     /// Host `memmove` inside RAM.
     pub fn copy_within_host(&mut self, src: u32, dst: u32, len: u32) {
+        let (src, dst) = (self.decode(src), self.decode(dst));
         self.ram
             .copy_within(src as usize..src as usize + len as usize, dst as usize);
         self.mark_stale(dst, len);
@@ -224,13 +296,13 @@ impl MacBus {
 
     /// Host big-endian word read.
     pub fn peek_u16(&self, a: u32) -> u16 {
-        let a = a as usize;
+        let a = self.decode(a) as usize;
         u16::from_be_bytes([self.ram[a], self.ram[a + 1]])
     }
 
     /// Host big-endian long read.
     pub fn peek_u32(&self, a: u32) -> u32 {
-        let a = a as usize;
+        let a = self.decode(a) as usize;
         u32::from_be_bytes([
             self.ram[a],
             self.ram[a + 1],
@@ -287,16 +359,25 @@ impl AddressBus for MacBus {
 
     #[inline]
     fn try_read_byte(&mut self, address: u32) -> Result<u8, BusFault> {
+        if let Some(v) = self.rom_read(address, 1) {
+            return Ok(v as u8);
+        }
         let a = self.check(address, 1, Access::Read)?;
         Ok(self.ram[a])
     }
     #[inline]
     fn try_read_word(&mut self, address: u32) -> Result<u16, BusFault> {
+        if let Some(v) = self.rom_read(address, 2) {
+            return Ok(v as u16);
+        }
         let a = self.check(address, 2, Access::Read)?;
         Ok(u16::from_be_bytes(self.rd(a)))
     }
     #[inline]
     fn try_read_long(&mut self, address: u32) -> Result<u32, BusFault> {
+        if let Some(v) = self.rom_read(address, 4) {
+            return Ok(v);
+        }
         let a = self.check(address, 4, Access::Read)?;
         Ok(u32::from_be_bytes(self.rd(a)))
     }
@@ -326,11 +407,17 @@ impl AddressBus for MacBus {
     }
     #[inline]
     fn try_read_immediate_word(&mut self, address: u32) -> Result<u16, BusFault> {
+        if let Some(v) = self.rom_read(address, 2) {
+            return Ok(v as u16);
+        }
         let a = self.check(address, 2, Access::Fetch)?;
         Ok(u16::from_be_bytes(self.rd(a)))
     }
     #[inline]
     fn try_read_immediate_long(&mut self, address: u32) -> Result<u32, BusFault> {
+        if let Some(v) = self.rom_read(address, 4) {
+            return Ok(v);
+        }
         let a = self.check(address, 4, Access::Fetch)?;
         Ok(u32::from_be_bytes(self.rd(a)))
     }

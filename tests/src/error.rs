@@ -89,6 +89,7 @@ impl fmt::Display for Fault {
                     BusFaultCause::NullPageWrite => {
                         "into the NIL page $0-$FF (NULL pointer write?)"
                     }
+                    BusFaultCause::RomWrite => "into the ROM",
                 };
                 write!(
                     f,
@@ -193,6 +194,8 @@ pub struct RunError {
     /// Instructions executed in this call before the failure.
     pub instructions: u64,
     pub cpu: CpuModel,
+    /// Context that may explain the failure (e.g. the heap scramble's seed, to replay it).
+    pub notes: Vec<String>,
 }
 
 impl RunError {
@@ -206,6 +209,7 @@ impl RunError {
             chain_source: ChainSource::StackScan,
             instructions: 0,
             cpu,
+            notes: Vec::new(),
         }
     }
 }
@@ -227,7 +231,11 @@ impl fmt::Display for RunError {
                 write!(f, " <- {r}")?;
             }
         }
-        write!(f, "; after {} instructions", self.instructions)
+        write!(f, "; after {} instructions", self.instructions)?;
+        for n in &self.notes {
+            write!(f, "; {n}")?;
+        }
+        Ok(())
     }
 }
 

@@ -16,7 +16,9 @@
 //! * [`machine`]: the [`Machine`], its memory layout and the run loop.
 //! * [`lowmem`]: low-memory globals.
 //! * [`traps`], [`trap_names`]: the A-line trap dispatcher and trap names.
-//! * [`memory_manager`], [`mm_traps`]: the Memory Manager model and its traps.
+//! * [`memory_manager`], [`mm_traps`]: the Memory Manager model and its traps (heap scramble,
+//!   24-bit master-pointer flags).
+//! * [`seed`]: the seed (`FERRITE_SEED`) of the model's deliberate randomness.
 //! * [`loader`]: flat-image loading and C-ABI calls.
 //! * [`interrupts`]: scheduled interrupts, tick hooks (VBL) and idle waiting.
 //! * [`file_manager`]: File-Manager-lite: `_MountVol` through the driver.
@@ -56,6 +58,7 @@ pub mod os_utils;
 pub mod qemu;
 pub mod scsi;
 pub mod scsi_manager;
+pub mod seed;
 pub mod start_manager;
 pub mod test_disk;
 pub mod testing;

@@ -229,7 +229,7 @@ impl Machine {
 
     /// Call the code at `addr` with the C ABI.
     pub fn call_address(&mut self, addr: u32, args: &[u32]) -> Result<CallResult, RunError> {
-        self.call_guest(addr, args, &[], Preserved::C_ABI)
+        self.call_guest(addr, args, &[], Preserved::C_ABI, None)
             .map(|(r, _)| r)
     }
 
@@ -243,7 +243,29 @@ impl Machine {
         regs: &[(usize, u32)],
         preserved: Preserved,
     ) -> Result<(CallResult, [u32; 16]), RunError> {
-        self.call_guest(addr, &[], regs, preserved)
+        self.call_guest(addr, &[], regs, preserved, None)
+    }
+
+    /// A top-level call as ROM code makes it: `stack` (longs, lowest address first) is pushed
+    /// as the caller's frame, then `return_address` (an address in the ROM region,
+    /// [`Machine::set_rom_region`]) as the return address; the run ends when the PC reaches
+    /// it. Otherwise like [`Machine::call_with_registers`]; the caller's frame starts at
+    /// `stack_top() - 4 * stack.len()`.
+    pub fn call_from_rom(
+        &mut self,
+        addr: u32,
+        stack: &[u32],
+        regs: &[(usize, u32)],
+        preserved: Preserved,
+        return_address: u32,
+    ) -> Result<(CallResult, [u32; 16]), RunError> {
+        assert_eq!(self.depth, 0, "the ROM calls drivers only at top level");
+        self.call_guest(addr, stack, regs, preserved, Some(return_address))
+    }
+
+    /// Where SP starts for a top-level call.
+    pub fn stack_top(&self) -> u32 {
+        self.layout().stack.1
     }
 
     fn call_guest(
@@ -252,9 +274,10 @@ impl Machine {
         args: &[u32],
         regs: &[(usize, u32)],
         preserved: Preserved,
+        return_to: Option<u32>,
     ) -> Result<(CallResult, [u32; 16]), RunError> {
         let nested = self.depth > 0;
-        let sentinel = self.sentinel(self.depth);
+        let sentinel = return_to.unwrap_or_else(|| self.sentinel(self.depth));
         let saved_dar = self.cpu().dar;
         let saved_pc = self.cpu().pc;
         let saved_sr = self.sr();

@@ -71,8 +71,16 @@ pub struct MachineConfig {
     pub protect_null_page: bool,
     /// CPU clock for `Ticks` (default per model, [`CpuModel::default_clock_hz`]).
     pub clock_hz: u32,
-    /// `_StripAddress` clears the high byte (24-bit mode). Default: true on the 68000 only.
+    /// 24-bit mode: the bus ignores the high byte of addresses, `_StripAddress` clears it, and
+    /// the Memory Manager keeps each handle's flags in its master pointer's high byte (see
+    /// [`crate::memory_manager`]). Default: true on the 68000 only (a 68020+ set to 24-bit
+    /// models a Mac II's HMMU in 24-bit mode: its address mask becomes 24 bits too).
     pub addressing_24bit: bool,
+    /// Heap scramble (see [`crate::memory_manager`]): with `Some(seed)`, every Memory Manager
+    /// call that may move memory moves every unlocked relocatable block of its zone. Default:
+    /// off, or on with [`crate::seed::seed_from_env`] when `FERRITE_HEAP_SCRAMBLE` is set to
+    /// a non-empty value other than `0`.
+    pub heap_scramble: Option<u64>,
     /// After each top-level call, verify heap guards.
     pub check_heaps_after_call: bool,
     /// After each call, verify SP and the callee-saved registers D2–D7/A2–A6 (C ABI).
@@ -80,11 +88,16 @@ pub struct MachineConfig {
 }
 
 impl MachineConfig {
-    /// Defaults for `cpu`: 8 MB RAM, 2 MB system heap at 1 MB, 256 KB stack, budget 200 M.
+    /// Defaults for `cpu`: 8 MB RAM (4 MB on the 68000: a Plus-class Mac's RAM ends where its
+    /// ROM begins, at `$400000`), 2 MB system heap at 1 MB, 256 KB stack, budget 200 M.
     pub fn new(cpu: CpuModel) -> MachineConfig {
         MachineConfig {
             cpu,
-            ram_size: 8 << 20,
+            ram_size: if cpu == CpuModel::M68000 {
+                4 << 20
+            } else {
+                8 << 20
+            },
             system_heap_start: 1 << 20,
             system_heap_size: 2 << 20,
             stack_size: 256 << 10,
@@ -93,9 +106,21 @@ impl MachineConfig {
             protect_null_page: true,
             clock_hz: cpu.default_clock_hz(),
             addressing_24bit: cpu == CpuModel::M68000,
+            heap_scramble: heap_scramble_from_env(),
             check_heaps_after_call: true,
             check_callee_saved: true,
         }
+    }
+}
+
+/// Environment variable that turns the heap scramble on for every machine built with
+/// [`MachineConfig::new`] (the seed is `FERRITE_SEED`'s, [`crate::seed`]).
+pub const HEAP_SCRAMBLE_VAR: &str = "FERRITE_HEAP_SCRAMBLE";
+
+fn heap_scramble_from_env() -> Option<u64> {
+    match std::env::var(HEAP_SCRAMBLE_VAR) {
+        Ok(v) if !v.is_empty() && v != "0" => Some(crate::seed::seed_from_env()),
+        _ => None,
     }
 }
 
@@ -254,6 +279,9 @@ pub struct Machine {
     pub(crate) depth: u32,
     extensions: HashMap<TypeId, Box<dyn Any + Send>>,
     pub(crate) irq: crate::interrupts::Interrupts,
+    /// The ROM's address range `[start, end)`, when a ROM model set one: the run ends when
+    /// the PC reaches a call's return address there, and fails on any other ROM address.
+    rom_region: Option<(u32, u32)>,
 }
 
 impl Machine {
@@ -266,6 +294,12 @@ impl Machine {
     pub fn with_config(config: MachineConfig) -> Result<Machine, String> {
         let layout = Layout::new(&config)?;
         let mut bus = MacBus::new(config.ram_size);
+        let address_mask = if config.addressing_24bit || config.cpu == CpuModel::M68000 {
+            0x00FF_FFFF
+        } else {
+            u32::MAX
+        };
+        bus.set_address_mask(address_mask);
         // Vectors: every one points at its own catcher slot.
         for v in 0..256u32 {
             bus.poke_u32(4 * v, layout.catcher + 2 * v);
@@ -287,10 +321,15 @@ impl Machine {
             bus.poke_u16(layout.trap_stub(w), w);
             bus.poke_u16(layout.trap_stub(w) + 2, RTS);
         }
-        let mm = MemoryManager::new(&mut bus, layout.system_heap, layout.application_heap);
+        let mut mm = MemoryManager::new(&mut bus, layout.system_heap, layout.application_heap);
+        mm.set_flags_in_master_pointers(config.addressing_24bit);
+        if let Some(seed) = config.heap_scramble {
+            mm.set_heap_scramble(Some(seed));
+        }
 
         let mut cpu = CpuCore::new();
         cpu.set_cpu_type(config.cpu.cpu_type());
+        cpu.address_mask = address_mask;
         // Reset with SSP = top of stack and PC = the first sentinel; the vectors 0/1 are then
         // pointed back at the catcher (they are only read at reset).
         bus.poke_u32(0, layout.stack.1);
@@ -318,6 +357,7 @@ impl Machine {
             depth: 0,
             extensions: HashMap::new(),
             irq: Default::default(),
+            rom_region: None,
             config,
         };
         m.next_tick_at = m.cycles_for_tick(1);
@@ -448,6 +488,19 @@ impl Machine {
         self.host_routines[i].handler = handler;
     }
 
+    /// Declare the ROM's address range `[start, end)` (nothing is mapped there: the model has
+    /// no ROM code). Code reaching it other than at the return address of a
+    /// [`Machine::call_from_rom`] fails the run.
+    pub fn set_rom_region(&mut self, region: Option<(u32, u32)>) {
+        self.rom_region = region;
+        self.bus.set_rom(region);
+    }
+
+    /// The ROM's address range, if declared.
+    pub fn rom_region(&self) -> Option<(u32, u32)> {
+        self.rom_region
+    }
+
     // ----- registers -----
 
     /// Data register `n`.
@@ -500,7 +553,7 @@ impl Machine {
     /// Read a byte.
     pub fn read_u8(&self, a: u32) -> u8 {
         self.host_check(a, 1);
-        self.bus.ram()[a as usize]
+        self.bus.ram()[self.bus.decode(a) as usize]
     }
     /// Read a big-endian word.
     pub fn read_u16(&self, a: u32) -> u16 {
@@ -726,6 +779,17 @@ impl Machine {
             chain_source,
             instructions: self.run_instructions,
             cpu: self.config.cpu,
+            notes: self
+                .mm
+                .heap_scramble_seed()
+                .map(|seed| {
+                    format!(
+                        "heap scramble on (FERRITE_SEED={seed}, {} blocks moved so far)",
+                        self.mm.scramble_moves()
+                    )
+                })
+                .into_iter()
+                .collect(),
         }
     }
 
@@ -796,6 +860,20 @@ impl Machine {
             let pc = self.cpu.pc;
             if pc == sentinel {
                 return Ok(());
+            }
+            if let Some((lo, hi)) = self.rom_region
+                && (lo..hi).contains(&self.bus.decode(pc))
+            {
+                let f = Fault::Misuse {
+                    trap: None,
+                    message: format!(
+                        "the PC reached ${pc:08X} in the ROM (${lo:08X}-${:08X}), which is not the \
+                         return address the ROM called with (${sentinel:08X}): a wrong return \
+                         (unbalanced stack, or RTS from a routine that was entered by JMP)",
+                        hi - 1
+                    ),
+                };
+                return Err(self.fail(f, pc));
             }
             if self.run_instructions >= budget {
                 return Err(self.fail(Fault::BudgetExhausted { budget }, pc));

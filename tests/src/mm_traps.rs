@@ -190,11 +190,21 @@ fn h_set_state(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     Ok(())
 }
 
+/// A call that may move memory in `zone`: the heap scramble, when on, moves blocks now.
+fn may_move(m: &mut Machine, zone: ZoneId, name: &'static str) {
+    let (mm, bus) = m.memory_manager_and_bus();
+    mm.may_move_memory(bus, zone, name);
+}
+
 fn move_hhi(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
-    // Blocks never move in this model: validate the handle and succeed.
+    // Without the heap scramble the block stays put (moving it high is an optimisation the
+    // caller cannot rely on); with it, every unlocked block of the zone moves.
+    let h = m.a(0);
     m.memory_manager()
-        .handle_state(m.bus(), m.a(0))
+        .handle_state(m.bus(), h)
         .map_err(misuse(call))?;
+    let zone = m.memory_manager().zone_of(h).unwrap_or(ZoneId::Application);
+    may_move(m, zone, "MoveHHi");
     set_result(m, 0);
     Ok(())
 }
@@ -251,14 +261,19 @@ fn max_block(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 
 /// `_MaxMem` $A11D: D0 = largest block, A0 = how much the zone could grow (0: zones are fixed).
 fn max_mem(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
+    let zone = target_zone(m, call)?;
+    may_move(m, zone, "MaxMem");
     max_block(m, call)?;
     m.set_a(0, 0);
     call.keep(SavedReg::A0);
     Ok(())
 }
 
-/// `_CompactMem` $A04C: D0 = size wanted in, largest free block out (nothing moves).
+/// `_CompactMem` $A04C: D0 = size wanted in, largest free block out (blocks move only under
+/// the heap scramble).
 fn compact_mem(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
+    let zone = target_zone(m, call)?;
+    may_move(m, zone, "CompactMem");
     max_block(m, call)
 }
 
@@ -266,6 +281,7 @@ fn compact_mem(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 /// else memFullErr.
 fn purge_mem(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let zone = target_zone(m, call)?;
+    may_move(m, zone, "PurgeMem");
     let want = m.d(0);
     let r = if m.memory_manager().max_block(zone) >= want {
         0

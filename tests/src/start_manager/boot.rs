@@ -8,8 +8,12 @@
 //!    blocks) straight on the bus, one retry on CHECK CONDITION or BUSY; apply
 //!    [`super::checks::examine_disk`]; load the driver into a `_NewPtrSys`-style block of the
 //!    system heap, flush the instruction cache, set the ID's bit in `SCSIDrvrs` ($B2E), and
-//!    `JSR` to it: +0 with D5 = SCSI ID, or (4.3 ROM, `Apple_Driver43`) +8 with
-//!    D5 = DeviceIdent. No other register is given a meaningful value.
+//!    `JSR` to it from the ROM ([`super::rom_model`]: the return address lies in the ROM's
+//!    address range): +0 with D5 = SCSI ID and A0 → a copy of the driver's map entry, or
+//!    (4.3 ROM, `Apple_Driver43`) +8 with D5 = DeviceIdent. Every other register is poisoned
+//!    ([`super::install_registers`]). While drivers load, the system heap is limited to the
+//!    ROM model's boot-time size; it gets its full size back once every driver is loaded (the
+//!    boot blocks and the System file size it later).
 //! 3. After the call: the old ROM expects a DCE in unit 32 + ID; the 4.3 ROM looks up the
 //!    driver's refNum cross-reference (see [`BootConfig::require_xref`]).
 //! 4. The system comes up: `SysEvtMask` = $FFFF (all events), then `settle_ticks` ticks run
@@ -33,6 +37,8 @@ use crate::scsi_manager;
 use super::checks::{
     DriverChoice, DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk,
 };
+use super::install_registers::InstallRegisters;
+use super::rom_model::RomModel;
 
 /// Low-memory `SCSIDrvrs` (word bitmap of IDs with a loaded driver; name and address from
 /// resource_dasm's table — UNCONFIRMED use by the ROM).
@@ -53,6 +59,12 @@ pub struct BootConfig {
     /// 4.3 ROM: a driver entered at +8 must have registered with `SCSICreateRefNumXref`
     /// (the ROM treats "no xref" as "no driver").
     pub require_xref: bool,
+    /// The ROM's address range and boot-time system heap; `None`: from the machine
+    /// ([`RomModel::for_machine`]).
+    pub rom_model: Option<RomModel>,
+    /// Seed of the garbage in the registers the ROM does not set at the install call
+    /// (default: `FERRITE_SEED`, [`crate::seed`]).
+    pub register_seed: u64,
 }
 
 impl BootConfig {
@@ -64,6 +76,8 @@ impl BootConfig {
             settle_ticks: 120,
             install_preserves: Preserved::MAC_OS,
             require_xref: true,
+            rom_model: None,
+            register_seed: crate::seed::seed_from_env(),
         }
     }
 }
@@ -86,6 +100,8 @@ pub struct LoadedDriver {
     /// Where the image was loaded, and the entry called.
     pub address: u32,
     pub entry_address: u32,
+    /// The ROM address the install routine returned to.
+    pub return_address: u32,
     pub d5: u32,
     /// D0 the install routine returned.
     pub install_result: u32,
@@ -99,6 +115,10 @@ pub struct LoadedDriver {
 #[derive(Debug, Clone, Default)]
 pub struct BootReport {
     pub rom: Option<RomGeneration>,
+    /// The ROM's place and boot-time system heap.
+    pub rom_model: Option<RomModel>,
+    /// Free bytes in the (limited) system heap when the scan ended.
+    pub boot_heap_free: u32,
     pub scan: Vec<(u8, ScanOutcome)>,
     pub drives: Vec<Drive>,
     pub boot_drive: Option<u16>,
@@ -182,10 +202,28 @@ fn xref_lookup(m: &mut Machine, device: u32) -> Option<i16> {
 /// of guest code (a driver crashing, an unimplemented trap) ends the boot with that error.
 pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
     let traps_before = m.stats().trap_counts.clone();
+    let rom_model = cfg.rom_model.unwrap_or_else(|| RomModel::for_machine(m));
     let mut report = BootReport {
         rom: Some(cfg.rom),
+        rom_model: Some(rom_model),
         ..Default::default()
     };
+    if m.config().ram_size > rom_model.rom_base {
+        return Err(RunError::setup(
+            m.model(),
+            format!(
+                "{} RAM bytes overlap the {} (a Plus-class Mac has at most 4 MB)",
+                m.config().ram_size,
+                rom_model.name
+            ),
+        ));
+    }
+    m.set_rom_region(Some(rom_model.region()));
+    {
+        let (mm, bus) = m.memory_manager_and_bus();
+        mm.limit_zone(bus, ZoneId::System, rom_model.boot_system_heap)
+            .map_err(|e| RunError::setup(m.model(), format!("{}: {e}", rom_model.name)))?;
+    }
     m.set_sys_evt_mask(0);
     for id in (0..=6u8).rev() {
         if !scsi_manager::bus(m).ids().contains(&id) {
@@ -210,8 +248,14 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
             }
             Verdict::Load { driver, image } => (driver, image),
         };
-        let outcome = load_and_call(m, cfg, id, choice, &image)?;
+        let outcome = load_and_call(m, cfg, &rom_model, id, choice, &image)?;
         report.scan.push((id, outcome));
+    }
+    report.boot_heap_free = m.memory_manager().free_mem(ZoneId::System);
+    {
+        // The boot blocks and the System file give the system heap its working size.
+        let (mm, bus) = m.memory_manager_and_bus();
+        mm.unlimit_zone(bus, ZoneId::System);
     }
 
     // The system comes up: events on, time passes.
@@ -290,18 +334,24 @@ pub fn run_ticks(m: &mut Machine, n: u32) -> Result<(), Fault> {
 fn load_and_call(
     m: &mut Machine,
     cfg: &BootConfig,
+    rom_model: &RomModel,
     id: u8,
     choice: DriverChoice,
     image: &[u8],
 ) -> Result<ScanOutcome, RunError> {
-    let address = m
-        .new_ptr(ZoneId::System, image.len() as u32, false)
-        .map_err(|e| {
-            RunError::setup(
-                m.model(),
-                format!("no room for a {}-byte driver ({e})", image.len()),
-            )
-        })?;
+    let address = match m.new_ptr(ZoneId::System, image.len() as u32, false) {
+        Ok(a) => a,
+        Err(e) => {
+            return Ok(ScanOutcome::Failed(format!(
+                "no room for the {}-byte driver of ID {id} in the {}-byte boot-time system heap \
+                 of the {} (error {e}; {} bytes free)",
+                image.len(),
+                rom_model.boot_system_heap,
+                rom_model.name,
+                m.memory_manager().free_mem(ZoneId::System)
+            )));
+        }
+    };
     m.write_bytes(address, image);
     m.flush_icache(); // the ROM flushes after loading code
     let bits = m.read_u16(SCSI_DRVRS);
@@ -312,7 +362,40 @@ fn load_and_call(
         DriverEntry::Scsi43 => (id as u32) << 8,
     };
     let entry_address = address + choice.entry.offset();
-    let (r, _) = m.call_with_registers(entry_address, &[(5, d5)], cfg.install_preserves)?;
+    // The original loader's frame holds a copy of the driver's map entry; A0 points at it.
+    let frame: Vec<u32> = match choice.entry {
+        DriverEntry::Original => {
+            let entry = rom_read(scsi_manager::bus(m), id, choice.map_block, 1).map_err(|e| {
+                RunError::setup(m.model(), format!("re-reading the map entry: {e}"))
+            })?;
+            entry
+                .chunks(4)
+                .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        }
+        DriverEntry::Scsi43 => Vec::new(),
+    };
+    let a0 = m.stack_top() - 4 * frame.len() as u32;
+    let registers = InstallRegisters::new(
+        cfg.register_seed,
+        id,
+        choice.entry,
+        d5,
+        a0,
+        m.bus().address_mask(),
+        m.config().ram_size,
+        rom_model,
+    );
+    let return_address = rom_model.install_return_address();
+    let (r, _) = m
+        .call_from_rom(
+            entry_address,
+            &frame,
+            &registers.as_regs(),
+            cfg.install_preserves,
+            return_address,
+        )
+        .map_err(|e| registers.diagnose(m, e))?;
     let unit = SCSI_UNIT_BASE + id as u16;
     let ref_num = match choice.entry {
         DriverEntry::Scsi43 => xref_lookup(m, d5),
@@ -323,6 +406,7 @@ fn load_and_call(
         choice,
         address,
         entry_address,
+        return_address,
         d5,
         install_result: r.d0,
         ref_num,
@@ -348,6 +432,13 @@ impl fmt::Display for BootReport {
             None => "?",
         };
         writeln!(f, "Boot report — {rom}")?;
+        if let Some(r) = &self.rom_model {
+            writeln!(
+                f,
+                "ROM: {}; system heap while drivers loaded: {} bytes ({} free after the scan)",
+                r.name, r.boot_system_heap, self.boot_heap_free
+            )?;
+        }
         writeln!(f, "SCSI scan:")?;
         for (id, o) in &self.scan {
             match o {

@@ -13,7 +13,7 @@ use ferrite_emu::scsi::{DiskConfig, DiskTarget, LogEntry};
 use ferrite_emu::scsi_manager::{self, ScsiManagerConfig};
 use ferrite_emu::start_manager::{BootConfig, BootReport, RomGeneration, boot};
 use ferrite_emu::test_disk::{TestDisk, TestDiskLayout, TestVolume};
-use ferrite_emu::{CpuModel, Machine};
+use ferrite_emu::{CpuModel, Machine, MachineConfig};
 use ferrite_shared::driver_blob::Settings;
 
 // ---- parameter blocks (facts §3.3) ----
@@ -114,16 +114,7 @@ pub struct Rig {
 }
 
 pub fn new_machine(cpu: CpuModel, rom: RomGeneration) -> Machine {
-    let mut m = Machine::new(cpu);
-    m.install_mac_os();
-    scsi_manager::install(
-        &mut m,
-        ScsiManagerConfig {
-            v43_present: rom == RomGeneration::ScsiManager43,
-            ..Default::default()
-        },
-    );
-    m
+    new_machine_with(MachineConfig::new(cpu), rom)
 }
 
 /// Boot `disk` on a fresh in-memory target configured with `cfg`.
@@ -141,7 +132,39 @@ pub fn boot_target(
     target: DiskTarget,
     layout: TestDiskLayout,
 ) -> Rig {
-    let mut m = new_machine(cpu, rom);
+    boot_target_on(new_machine(cpu, rom), rom, target, layout)
+}
+
+/// A machine set up like [`new_machine`] from an explicit configuration.
+pub fn new_machine_with(cfg: MachineConfig, rom: RomGeneration) -> Machine {
+    let mut m = Machine::with_config(cfg).expect("valid machine configuration");
+    m.install_mac_os();
+    scsi_manager::install(
+        &mut m,
+        ScsiManagerConfig {
+            v43_present: rom == RomGeneration::ScsiManager43,
+            ..Default::default()
+        },
+    );
+    m
+}
+
+/// Boot `disk` on machine `m` (from [`new_machine`] or [`new_machine_with`]).
+pub fn boot_disk_on(m: Machine, rom: RomGeneration, disk: &TestDisk, cfg: DiskConfig) -> Rig {
+    let (image, layout) = disk.build();
+    let mut target = DiskTarget::in_memory((image.len() / 512) as u64, cfg).unwrap();
+    target.write_store(0, &image).unwrap();
+    boot_target_on(m, rom, target, layout)
+}
+
+/// Boot a prepared target on machine `m`.
+pub fn boot_target_on(
+    mut m: Machine,
+    rom: RomGeneration,
+    target: DiskTarget,
+    layout: TestDiskLayout,
+) -> Rig {
+    let cpu = m.model();
     scsi_manager::bus(&mut m).attach(ID, Box::new(target));
     let report =
         boot(&mut m, &BootConfig::new(rom)).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
