@@ -56,6 +56,7 @@ pub mod os_utils;
 pub mod qemu;
 pub mod scsi;
 pub mod scsi_manager;
+pub mod seed;
 pub mod start_manager;
 pub mod test_disk;
 pub mod testing;
