@@ -11,6 +11,9 @@
 |   double_iodone     nonzero: call IODone twice for a queued request (misuse)
 |   open_result / close_result / kill_result: what Open, Close, Control killCode return
 |   post_drive  nonzero: accRun posts diskEvt for this drive until _PostEvent returns 0
+|   accrun_read nonzero: the next accRun reads 16 bytes of its own disk with a synchronous
+|               _Read (as a driver mounting its volumes with _MountVol from accRun does);
+|               the result goes to accrun_read_result
 
 | The DRVR header lives in .data (the verifier decodes all of .text as instructions); its
 | routine offsets point at JMP trampolines right after it, which enter the verified code.
@@ -119,6 +122,21 @@ c_goodbye:
 c_accrun:
         addq.l  #1,accrun_count
         move.l  0x16A,last_accrun_tick
+        tst.b   accrun_read
+        beq.s   3f
+        clr.b   accrun_read
+        movem.l %a0-%a1,-(%sp)
+        lea     accrun_pb,%a0
+        clr.l   12(%a0)                 | ioCompletion
+        move.w  refnum,24(%a0)          | ioRefNum
+        move.l  #accrun_buf,32(%a0)     | ioBuffer
+        move.l  #16,36(%a0)             | ioReqCount
+        move.w  #1,44(%a0)              | ioPosMode: fsFromStart
+        clr.l   46(%a0)                 | ioPosOffset
+        .short  0xA002                  | _Read (synchronous), from inside the immediate call
+        move.w  %d0,accrun_read_result
+        movem.l (%sp)+,%a0-%a1
+3:
         tst.w   post_drive
         beq.s   2f
         move.w  post_drive,%d0
@@ -404,6 +422,14 @@ chain_d0: .word 0
         .globl compl_ioresult, tvbl_reload
 compl_ioresult: .word 0
 tvbl_reload: .word 0
+        .globl accrun_read, accrun_read_result, accrun_buf
+        .data
+accrun_read_result: .word 1             | 1 until the _Read from accRun returns
+        .bss
+accrun_pb: .space 50
+accrun_buf: .space 16
+accrun_read: .byte 0
+        .even
         .globl async_mode, bad_immed_iodone, double_iodone
 async_mode: .byte 0
 bad_immed_iodone: .byte 0

@@ -19,7 +19,9 @@
 //!   bit (`readErr`/`writErr`/`controlErr`/`statusErr`), then `dOpened` (`notOpenErr` −28).
 //! * **Immediate** (`ioTrap` bit 9): the routine is called at once, busy or not; `drvrActive`
 //!   and the queue are untouched; D0 = the routine's D0.W sign-extended. IODone must not be
-//!   called for it (fails the run: [`DmConfig`] explains how it is told apart).
+//!   called for it: an IODone whose innermost call of that driver (at the same interrupt
+//!   depth) is an immediate one fails the run. Queued requests started re-entrantly from inside
+//!   an immediate call (accRun → `_MountVol` → `_Read`) complete through IODone normally.
 //! * **Queued** (sync or async, bit 10): `qLink` = 0, `ioResult` = 1, appended to `dCtlQHdr`;
 //!   if the driver is idle it is started: `drvrActive` set, `dCtlPosition` computed for Prime,
 //!   the routine called with A0 = PB, A1 = DCE. The routine either jumps to IODone or returns
@@ -33,8 +35,10 @@
 //!   queued request is started (re-entrantly, from inside IODone).
 //! * `_KillIO`: Control `csCode` 1 to the driver (immediate); if it returns 0 every queued
 //!   request is completed with `abortErr` (−27) and `drvrActive` cleared.
-//! * `accRun`: a tick hook (level 1) sends Control 65 (immediate) to every open driver with
-//!   `dNeedTime` whose `dCtlDelay` ticks have passed since `dCtlCurTicks`.
+//! * `accRun`: `SystemTask` ([`system_task`], called by the application's event loop or, at
+//!   boot and in tests, [`Machine::run_event_loop`], at application level) sends Control 65
+//!   (immediate) to every open driver with `dNeedTime` whose `dCtlDelay` ticks have passed
+//!   since `dCtlCurTicks`.
 //! * [`Machine::shutdown`] sends Control −1 (`goodbye`, immediate) to every open driver with
 //!   `dNeedGoodBye`.
 //!
@@ -657,12 +661,19 @@ fn iodone(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
         ));
     }
     let name = driver_name(m, dce);
+    // Judged on the request being completed, as a real Device Manager does (it looks at
+    // `drvrActive` and the head of `dCtlQHdr` only): the innermost call of this driver at
+    // this interrupt depth is the one doing the IODone. An immediate call further out is
+    // legitimate — accRun (immediate) → `_MountVol` → synchronous `_Read` → Prime → IODone
+    // completes that `_Read` (Inside Macintosh: Devices ch. 1, "Writing a driver").
     let depth = m.interrupts().depth_now();
-    if dm(m)
+    let innermost = dm(m)
         .calls
         .iter()
-        .any(|c| c.dce == dce && c.direct && c.irq_depth == depth)
-    {
+        .rev()
+        .find(|c| c.dce == dce && c.irq_depth == depth)
+        .copied();
+    if innermost.is_some_and(|c| c.direct) {
         return Err(misuse(
             0,
             format!(
@@ -986,8 +997,22 @@ fn drvr_remove(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     Ok(())
 }
 
-/// The accRun tick hook.
-fn acc_run_tick(m: &mut Machine) -> Result<(), Fault> {
+/// `SystemTask`'s work for drivers: an `accRun` Control (immediate) to every open driver
+/// with `dNeedTime` whose `dCtlDelay` ticks have passed since `dCtlCurTicks`. It runs at
+/// application level, from the application's (or the Finder's) event loop — never from an
+/// interrupt — which is why a driver may make synchronous File Manager calls from its accRun
+/// (Inside Macintosh: Devices ch. 1; Inside Macintosh: Macintosh Toolbox Essentials,
+/// "SystemTask"). Called from an interrupt handler it fails the run.
+pub fn system_task(m: &mut Machine) -> Result<(), Fault> {
+    if m.at_interrupt_level() || m.interrupt_mask() > 0 {
+        return Err(misuse(
+            0,
+            format!(
+                "SystemTask ran at interrupt level (mask {}): it belongs to the event loop",
+                m.interrupt_mask()
+            ),
+        ));
+    }
     let pb = dm(m).accrun_pb;
     if pb == 0 {
         return Ok(());
@@ -997,8 +1022,8 @@ fn acc_run_tick(m: &mut Machine) -> Result<(), Fault> {
         if d.flags & (D_NEED_TIME | D_OPENED) != (D_NEED_TIME | D_OPENED) || d.header.is_none() {
             continue;
         }
-        // Never re-enter a driver whose code is running (a real Mac runs accRun from
-        // SystemTask, outside the driver).
+        // Never re-enter a driver whose code is running (SystemTask is called by the event
+        // loop, outside the driver).
         if dm(m).calls.iter().any(|c| c.dce == d.dce) {
             continue;
         }
@@ -1051,5 +1076,23 @@ pub fn install(m: &mut Machine) {
     s.accrun_pb = a;
     s.goodbye_pb = g;
     s.installed = true;
-    m.add_tick_hook("Device Manager accRun", Arc::new(acc_run_tick));
+}
+
+impl Machine {
+    /// `SystemTask`'s periodic driver work (see [`system_task`]), as the event loop runs it.
+    pub fn system_task(&mut self) -> Result<(), Fault> {
+        system_task(self)
+    }
+
+    /// Let `ticks` ticks pass the way they pass while the Finder (or an application) sits in
+    /// its event loop: interrupts are delivered as they come due, and after every tick the
+    /// loop calls `SystemTask` at application level.
+    pub fn run_event_loop(&mut self, ticks: u32) -> Result<(), Fault> {
+        for _ in 0..ticks {
+            let next = self.ticks() + 1;
+            self.idle_until(move |m| m.ticks() >= next, 2, "the event loop's next tick")?;
+            system_task(self)?;
+        }
+        Ok(())
+    }
 }

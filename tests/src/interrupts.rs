@@ -60,6 +60,8 @@ pub struct Interrupts {
     delivered: u64,
     /// Earliest `at` of `pending` (u64::MAX if none): the run loop's cheap check.
     due: u64,
+    /// A wait for `Ticks` ([`Machine::wait_ticks`]) is in progress: the VBL alone can end it.
+    pub(crate) waiting_for_ticks: bool,
 }
 
 impl Default for Interrupts {
@@ -72,6 +74,7 @@ impl Default for Interrupts {
             depth: 0,
             delivered: 0,
             due: u64::MAX,
+            waiting_for_ticks: false,
         }
     }
 }
@@ -138,7 +141,8 @@ impl Machine {
         self.interrupts().pending.iter().map(|p| p.name).collect()
     }
 
-    /// Interrupts delivered since the machine started.
+    /// Scheduled interrupts delivered since the machine started (VBL interrupts are counted
+    /// in `Ticks`).
     pub fn interrupts_delivered(&self) -> u64 {
         self.interrupts().delivered
     }
@@ -166,11 +170,8 @@ impl Machine {
             let now = self.emulated_cycles();
             let mask = self.interrupt_mask();
             let takes = |level: u8| level == 7 || level > mask;
-            // Tick hooks first (level 1), once per owed tick.
-            if self.interrupts().ticks_owed > 0
-                && takes(1)
-                && !self.interrupts().tick_hooks.is_empty()
-            {
+            // The VBL interrupt first (level 1): count the tick, then the tick hooks.
+            if self.interrupts().ticks_owed > 0 && takes(1) {
                 self.interrupts_mut().ticks_owed -= 1;
                 let hooks: Vec<TickHook> = self
                     .interrupts()
@@ -178,7 +179,8 @@ impl Machine {
                     .iter()
                     .map(|(_, h)| h.clone())
                     .collect();
-                self.run_at_level(1, |m| {
+                self.run_at_level(1, false, |m| {
+                    m.count_tick();
                     for h in &hooks {
                         h(m)?;
                     }
@@ -199,15 +201,18 @@ impl Machine {
             let Some(i) = pick else { break };
             let p = self.interrupts_mut().pending.remove(i);
             self.interrupts_mut().recompute_due();
-            self.run_at_level(p.level, p.handler)?;
+            self.run_at_level(p.level, true, p.handler)?;
             any = true;
         }
         Ok(any)
     }
 
+    /// Run `f` as an interrupt handler at `level`; `scheduled` counts it in
+    /// [`Machine::interrupts_delivered`] (the VBL's own interrupts are counted as ticks).
     fn run_at_level(
         &mut self,
         level: u8,
+        scheduled: bool,
         f: impl FnOnce(&mut Machine) -> Result<(), Fault>,
     ) -> Result<(), Fault> {
         let saved_dar = self.cpu().dar;
@@ -216,7 +221,9 @@ impl Machine {
         let new_sr = (saved_sr & !0x0700) | 0x2000 | ((level as u16) << 8);
         self.cpu_mut().set_sr(new_sr);
         self.interrupts_mut().depth += 1;
-        self.interrupts_mut().delivered += 1;
+        if scheduled {
+            self.interrupts_mut().delivered += 1;
+        }
         let r = f(self);
         self.interrupts_mut().depth -= 1;
         self.cpu_mut().dar = saved_dar;
@@ -233,10 +240,11 @@ impl Machine {
         &mut self.irq
     }
 
-    /// Record that ticks passed (called when `Ticks` advances).
+    /// Record that retraces passed: the VIA's VBL flag is set (one pending interrupt however
+    /// many retraces passed while it was masked).
     pub(crate) fn owe_ticks(&mut self, n: u32) {
-        if !self.interrupts().tick_hooks.is_empty() {
-            self.interrupts_mut().ticks_owed += n;
+        if n > 0 {
+            self.interrupts_mut().ticks_owed = 1;
         }
     }
 
@@ -249,13 +257,14 @@ impl Machine {
         timeout_ticks: u32,
         what: &str,
     ) -> Result<(), Fault> {
-        let deadline = self.ticks() + timeout_ticks;
+        // The deadline is hardware time: guest Ticks stand still while level 1 is masked.
+        let deadline = self.retraces() + timeout_ticks;
         loop {
             self.deliver_interrupts()?;
             if done(self) {
                 return Ok(());
             }
-            if self.ticks() >= deadline {
+            if self.retraces() >= deadline {
                 return Err(Fault::Misuse {
                     trap: None,
                     message: format!(
@@ -264,7 +273,6 @@ impl Machine {
                 });
             }
             let mask = self.interrupt_mask();
-            let has_ticks = !self.interrupts().tick_hooks.is_empty();
             let next = self
                 .interrupts()
                 .pending
@@ -272,10 +280,22 @@ impl Machine {
                 .filter(|p| p.level == 7 || p.level > mask)
                 .map(|p| p.at)
                 .min();
+            // With level 1 open, time moves one retrace at a time so that no VBL is lost.
+            let next = match next {
+                Some(at) if mask < 1 => Some(at.min(self.next_retrace_at())),
+                other => other,
+            };
             match next {
                 Some(at) if at > self.emulated_cycles() => self.idle_to_cycle(at),
                 Some(_) => {}
-                None if has_ticks && mask < 1 => self.advance_ticks(1),
+                // The VBL keeps counting Ticks: worth waiting for when tick hooks (VBL
+                // tasks) run or the caller waits for Ticks themselves.
+                None if mask < 1
+                    && (!self.interrupts().tick_hooks.is_empty()
+                        || self.interrupts().waiting_for_ticks) =>
+                {
+                    self.advance_ticks(1)
+                }
                 None => {
                     let masked: Vec<&str> =
                         self.interrupts().pending.iter().map(|p| p.name).collect();

@@ -271,8 +271,12 @@ pub struct Machine {
     stats: Stats,
     /// Cycles of emulated time added by `_Delay` etc.
     idle_cycles: u64,
+    /// Vertical retraces since start-up: hardware time, whatever the interrupt mask.
     ticks: u32,
     next_tick_at: u64,
+    /// `Ticks` ($16A) as the guest sees it: counted by the level-1 VBL interrupt, so it stands
+    /// still while that interrupt is masked and loses the retraces it missed.
+    guest_ticks: u32,
     /// Instructions executed since the current top-level call started.
     pub(crate) run_instructions: u64,
     /// Depth of nested calls (0 = none running).
@@ -353,6 +357,7 @@ impl Machine {
             idle_cycles: 0,
             ticks: 0,
             next_tick_at: 0,
+            guest_ticks: 0,
             run_instructions: 0,
             depth: 0,
             extensions: HashMap::new(),
@@ -659,9 +664,44 @@ impl Machine {
     pub fn clock_hz(&self) -> u32 {
         self.config.clock_hz
     }
-    /// `Ticks` now.
+    /// `Ticks` now, as the guest reads it at $16A: it advances only when the level-1 VBL
+    /// interrupt is taken (Inside Macintosh: Operating System Utilities, "TickCount"; the VIA
+    /// raises one pending VBL interrupt per retrace, so retraces that pass while level 1 is
+    /// masked are lost, not counted later).
     pub fn ticks(&self) -> u32 {
+        self.guest_ticks
+    }
+    /// Vertical retraces since start-up (hardware time, counted whatever the mask).
+    pub fn retraces(&self) -> u32 {
         self.ticks
+    }
+    /// The level-1 VBL interrupt counts a tick (called when it is delivered).
+    pub(crate) fn count_tick(&mut self) {
+        self.guest_ticks = self.guest_ticks.wrapping_add(1);
+        self.bus.poke_u32(lowmem::TICKS, self.guest_ticks);
+    }
+    /// Emulated cycle of the next vertical retrace.
+    pub(crate) fn next_retrace_at(&self) -> u64 {
+        self.next_tick_at
+    }
+    /// Wait `n` ticks the way guest code polling `Ticks` does (`_Delay`, the ROM's SCSI
+    /// timeouts): interrupts are delivered while it waits. With the level-1 interrupt masked
+    /// `Ticks` never moves, so a real Mac hangs: that fails the run, naming `what`.
+    pub fn wait_ticks(&mut self, n: u32, what: &str) -> Result<(), Fault> {
+        let mask = self.interrupt_mask();
+        if mask >= 1 {
+            return Err(Fault::Misuse {
+                trap: None,
+                message: format!(
+                    "{what} waits {n} ticks at interrupt level (mask {mask}): Ticks only advance in the level-1 VBL interrupt, so a real Mac hangs here; defer the wait (a VBL task, a Deferred Task, the completion routine)"
+                ),
+            });
+        }
+        let target = self.guest_ticks.wrapping_add(n);
+        let outer = std::mem::replace(&mut self.irq.waiting_for_ticks, true);
+        let r = self.idle_until(move |m| m.ticks() >= target, n + 2, what);
+        self.irq.waiting_for_ticks = outer;
+        r
     }
     fn cycles_for_tick(&self, tick: u32) -> u64 {
         // 60.15 ticks per second.
@@ -671,7 +711,9 @@ impl Machine {
     pub fn emulated_cycles(&self) -> u64 {
         self.stats.cycles + self.idle_cycles
     }
-    /// Let `n` ticks of emulated time pass without executing anything.
+    /// Let `n` retraces of emulated time pass without executing anything or delivering
+    /// interrupts (at most one VBL interrupt stays pending, as on the VIA). To wait the way
+    /// the guest does, use [`Machine::wait_ticks`] or [`Machine::idle_until`].
     pub fn advance_ticks(&mut self, n: u32) {
         let target = self.cycles_for_tick(self.ticks + n);
         self.idle_cycles += target.saturating_sub(self.emulated_cycles());
@@ -691,7 +733,6 @@ impl Machine {
             passed += 1;
         }
         if passed > 0 {
-            self.bus.poke_u32(lowmem::TICKS, self.ticks);
             self.owe_ticks(passed);
         }
     }

@@ -1,5 +1,9 @@
 //! Seeded randomness for the model's deliberate nondeterminism (poisoned registers at the
-//! driver's install entry, the heap scramble), reproducible from one number.
+//! driver's install entry, the heap scramble, SCSI Manager 4.3 completion timing and underrun
+//! reporting), reproducible from one number: where the model cannot know which of several
+//! things a real Mac does, it picks among them with the seed, so one seed is one reproducible
+//! Mac and many seeds cover the possibilities (`cargo xtask test` runs the driver suites
+//! under seeds 1–20 besides the default).
 //!
 //! The seed comes from the `FERRITE_SEED` environment variable (decimal, or hex with `0x`)
 //! when it is set, else from a fixed default, so a plain `cargo test` is repeatable and a
@@ -61,6 +65,11 @@ impl Rng {
     /// A number in `0..n` (`n` > 0).
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
+    }
+
+    /// A number in `0..n` (`n` > 0), for 64-bit ranges (cycles).
+    pub fn below_u64(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
     }
 
     /// Shuffle `items` in place (Fisher–Yates).

@@ -331,11 +331,13 @@ fn strip_address(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
     Ok(())
 }
 
-/// `_Delay` $A03B: A0 = ticks to wait; D0 = `Ticks` at the end. Emulated time jumps forward.
+/// `_Delay` $A03B: A0 = ticks to wait; D0 = `Ticks` at the end. Waits as the ROM does, by
+/// watching `Ticks`: interrupts are delivered meanwhile; with level 1 masked it would never
+/// return on a real Mac, which fails the run ([`Machine::wait_ticks`]).
 fn delay(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
     let ticks = m.a(0);
     if ticks as i32 > 0 {
-        m.advance_ticks(ticks);
+        m.wait_ticks(ticks, "_Delay")?;
     }
     let now = m.ticks();
     m.set_d(0, now);

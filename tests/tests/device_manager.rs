@@ -402,12 +402,20 @@ fn accrun_runs_every_drvr_delay_ticks_and_posts_a_disk_event_once_events_are_on(
         t.set_dce_flags(t.dce_flags() | D_NEED_TIME);
         let d = t.dce();
         t.m.write_u16(d + DCTL_DELAY, 10);
+        // Interrupts alone never run accRun: it comes from SystemTask.
+        let t0 = t.m.ticks();
+        t.m.idle_until(|m| m.ticks() >= t0 + 20, 200, "20 ticks")
+            .unwrap();
+        assert_eq!(
+            t.var32("accrun_count"),
+            0,
+            "{cpu}: accRun without SystemTask"
+        );
         let t0 = t.m.ticks();
         t.m.write_u32(d + DCTL_CUR_TICKS, t0);
         t.set16("post_drive", 8);
         t.m.events_off_until(t0 + 35, ferrite_emu::events::DEFAULT_SYS_EVT_MASK);
-        t.m.idle_until(|m| m.ticks() >= t0 + 100, 200, "100 ticks")
-            .unwrap();
+        t.m.run_event_loop(100).unwrap();
         assert_eq!(t.var32("accrun_count"), 10, "{cpu}");
         assert_eq!(t.var16("last_cscode"), ACC_RUN);
         assert_eq!(
@@ -424,8 +432,7 @@ fn accrun_runs_every_drvr_delay_ticks_and_posts_a_disk_event_once_events_are_on(
         assert_eq!(t.m.posted_events()[0].tick, t0 + 40);
         // Without dNeedTime nothing more happens.
         t.set_dce_flags(t.dce_flags() & !D_NEED_TIME);
-        t.m.idle_until(|m| m.ticks() >= t0 + 150, 200, "50 ticks")
-            .unwrap();
+        t.m.run_event_loop(50).unwrap();
         assert_eq!(t.var32("accrun_count"), 10);
     }
 }
@@ -544,6 +551,30 @@ fn iodone_for_an_immediate_call_fails_the_run() {
         t.m.write_u16(pb + CS_CODE, 100);
         let e = t.try_call("t_status_immed", &[pb]).unwrap_err();
         assert!(misuse_text(&e).contains("immediate"), "{cpu}: {e}");
+    }
+}
+
+/// accRun (immediate) → synchronous `_Read` of the same driver → Prime → IODone: the IODone
+/// completes the queued `_Read`, which is legitimate (what `_MountVol` from accRun does).
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn a_synchronous_read_from_accrun_completes_through_iodone() {
+    for cpu in CPUS {
+        let mut t = T::opened(cpu);
+        t.set_dce_flags(t.dce_flags() | D_NEED_TIME);
+        let b = t.buf(16);
+        t.m.write_bytes(b, b"accRun reads it!");
+        let pb = t.io_pb(b, 16, 0);
+        assert_eq!(t.call("t_write", pb), 0);
+        t.set8("accrun_read", 1);
+        t.m.run_event_loop(2).unwrap();
+        assert_eq!(t.var16("accrun_read_result"), 0, "{cpu}");
+        let buf = t.addr("accrun_buf");
+        assert_eq!(t.m.read_bytes(buf, 16), b"accRun reads it!", "{cpu}");
+        // The immediate accRun itself still must not end with IODone.
+        t.set8("bad_immed_iodone", 1);
+        let e = t.m.run_event_loop(2).unwrap_err();
+        assert!(format!("{e:?}").contains("immediate"), "{cpu}: {e:?}");
     }
 }
 

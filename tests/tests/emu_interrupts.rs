@@ -26,6 +26,36 @@ masked_spin:
         move.l  counter,%d0
         move.w  (%sp)+,%sr
         rts
+| masked_ticks(n): spin n times with level 1 masked; D0 = how far Ticks moved meanwhile.
+        .globl masked_ticks
+masked_ticks:
+        move.w  %sr,-(%sp)
+        ori.w   #0x0100,%sr
+        andi.w  #0xF9FF,%sr             | mask = 1: the VBL is held off
+        move.l  0x16A,%d0
+        move.l  6(%sp),%d1
+1:      subq.l  #1,%d1
+        bne.s   1b
+        sub.l   0x16A,%d0               | read Ticks before the mask drops
+        neg.l   %d0
+        move.w  (%sp)+,%sr
+        rts
+| delay(n, mask): _Delay n ticks with the interrupt mask at `mask`; D0 = Ticks moved.
+        .globl delay
+delay:  move.w  %sr,-(%sp)
+        move.l  10(%sp),%d0
+        lsl.w   #8,%d0
+        move.w  %sr,%d1
+        andi.w  #0xF8FF,%d1
+        or.w    %d0,%d1
+        move.w  %d1,%sr
+        move.l  0x16A,%d1
+        movea.l 6(%sp),%a0
+        move.l  %d1,-(%sp)
+        .short  0xA03B                  | _Delay
+        sub.l   (%sp)+,%d0
+        move.w  (%sp)+,%sr
+        rts
 | bump: the "completion routine" an interrupt calls; trashes d0-d2/a0-a1 freely.
         .globl bump
 bump:   addq.l  #1,counter
@@ -144,4 +174,35 @@ fn tick_hooks_run_once_per_tick_at_level_1() {
     m.idle_until(|m| m.ticks() >= t0 + passed + 5, 100, "ticks")
         .unwrap();
     assert_eq!(seen.load(Ordering::Relaxed), passed + 5);
+}
+
+/// `Ticks` is counted by the level-1 VBL interrupt: it stands still while level 1 is masked
+/// (and the retraces missed are lost, not replayed), and `_Delay` with level 1 masked fails
+/// the run as the hang it would be on a Mac; unmasked, `_Delay` waits as long as asked.
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn ticks_stop_while_the_vbl_is_masked_and_delay_there_is_a_hang() {
+    for cpu in [CpuModel::M68000, CpuModel::M68040] {
+        let mut m = machine(cpu);
+        let r0 = m.retraces();
+        let moved = m.call("masked_ticks", &[400_000]).unwrap().d0;
+        let retraces = m.retraces() - r0;
+        assert!(retraces >= 3, "{cpu}: the loop spans retraces ({retraces})");
+        assert_eq!(moved, 0, "{cpu}: Ticks moved while level 1 was masked");
+        // Unmasked again: one VBL was pending, the others are lost.
+        let t0 = m.ticks();
+        m.call("spin", &[10]).unwrap();
+        assert!(m.ticks() - t0 <= 1, "{cpu}: missed retraces replayed");
+        // _Delay at mask 0 waits; at mask 1 or 2 it is a hang.
+        let waited = m.call("delay", &[10, 0]).unwrap().d0;
+        assert_eq!(waited, 10, "{cpu}");
+        for mask in [1, 2] {
+            let e = m.call("delay", &[10, mask]).unwrap_err();
+            let text = format!("{e}");
+            assert!(
+                text.contains("_Delay waits 10 ticks at interrupt level"),
+                "{cpu}: {text}"
+            );
+        }
+    }
 }

@@ -7,7 +7,7 @@ mod ram_target;
 
 use std::sync::OnceLock;
 
-use ferrite_emu::scsi_manager::{self, ScsiCall, ScsiManagerConfig, v43};
+use ferrite_emu::scsi_manager::{self, CompletionTiming, ScsiCall, ScsiManagerConfig, v43};
 use ferrite_emu::{CpuModel, Fault, Machine, ZoneId};
 use ferrite_shared::flat::FlatImage;
 use ram_target::{BLOCK, RamTarget, sense};
@@ -215,8 +215,17 @@ fn machine_with(cpu: CpuModel, config: ScsiManagerConfig) -> Machine {
     m
 }
 
+/// The SIM's own tests use the bus-time completion (one defined order); the seeded
+/// timings have their own test and run under the driver suites.
 fn machine(cpu: CpuModel) -> Machine {
-    machine_with(cpu, ScsiManagerConfig::default())
+    machine_with(
+        cpu,
+        ScsiManagerConfig {
+            timing: CompletionTiming::BusTime,
+            underrun_is_error: true,
+            ..ScsiManagerConfig::default()
+        },
+    )
 }
 
 fn disk(m: &mut Machine) -> &mut RamTarget {
@@ -422,8 +431,8 @@ fn async_exec_io_completes_later_and_calls_the_pascal_completion_routine() {
         );
         assert_eq!(
             m.read_u32(sym(&m, "seen_a5")),
-            0x0012_3450,
-            "caller's A5 restored"
+            v43::COMPLETION_A5,
+            "the completion routine gets no A5 of the client's"
         );
         assert_eq!(
             (m.read_u16(sym(&m, "seen_sr")) >> 8) & 7,
@@ -1012,6 +1021,71 @@ fn get_trap_address_sees_scsi_atomic_only_when_4_3_is_present() {
             m.call("has_scsi43", &[]).unwrap().d0,
             1,
             "{cpu}: 4.3 present"
+        );
+    }
+}
+
+/// Seeded completion timing: over many seeds an asynchronous request completes inside
+/// `SCSIAction` sometimes and later other times; until it completes the client's buffer does
+/// not have the data (it arrives at the data phase, reported at completion).
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn seeded_completion_timing_covers_inside_and_later() {
+    let (mut inside, mut later) = (0, 0);
+    for seed in 0..24u64 {
+        let config = ScsiManagerConfig {
+            timing: CompletionTiming::Seeded,
+            seed,
+            ..ScsiManagerConfig::default()
+        };
+        let mut m = machine_with(CpuModel::M68040, config);
+        let buf = alloc(&mut m, BLOCK as u32);
+        let pb = exec_pb(&mut m, 0, DIR_IN, &read10(3, 1), buf, BLOCK as u32);
+        m.write_u32(pb + COMPLETION, sym(&m, "completion"));
+        assert_eq!(m.call("exec_a5", &[pb, 0x0012_3450]).unwrap().d0, 0);
+        let expected = disk(&mut m).data[3 * BLOCK..4 * BLOCK].to_vec();
+        if m.read_u32(sym(&m, "done_count")) == 1 {
+            inside += 1;
+            assert_eq!(result(&m, pb), NO_ERR, "seed {seed}");
+            assert_eq!(m.read_bytes(buf, BLOCK as u32), expected, "seed {seed}");
+        } else {
+            later += 1;
+            assert_eq!(result(&m, pb), IN_PROGRESS, "seed {seed}");
+            assert_ne!(
+                m.read_bytes(buf, BLOCK as u32),
+                expected,
+                "seed {seed}: data before the completion"
+            );
+            assert_eq!(m.call("wait", &[pb]).unwrap().d0 as i16, NO_ERR);
+            assert_eq!(m.read_bytes(buf, BLOCK as u32), expected, "seed {seed}");
+        }
+    }
+    assert!(inside > 0 && later > 0, "inside {inside}, later {later}");
+}
+
+/// The client may not touch a request's parameter block, sense buffer or data buffer
+/// between `SCSIAction` and the completion: each is caught, naming what was written.
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn writing_what_the_sim_owns_fails_the_run() {
+    for (what, offset) in [("parameter block", None), ("data buffer", Some(5u32))] {
+        let mut m = machine(CpuModel::M68000);
+        let buf = alloc(&mut m, BLOCK as u32);
+        let pb = exec_pb(&mut m, 0, DIR_OUT, &write10(3, 1), buf, BLOCK as u32);
+        m.write_u32(pb + COMPLETION, sym(&m, "completion"));
+        assert_eq!(exec(&mut m, pb), NO_ERR);
+        assert_eq!(result(&m, pb), IN_PROGRESS);
+        // What a driver refilling "its" one PB for another command does.
+        match offset {
+            None => m.write_bytes(pb + CDB, &read10(9, 1)),
+            Some(o) => m.write_u8(buf + o, 0x77),
+        }
+        let e = m.call("wait", &[pb]).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("the guest wrote its {what}"))
+                && text.contains("while SCSI Manager 4.3 owned it"),
+            "{what}: {text}"
         );
     }
 }

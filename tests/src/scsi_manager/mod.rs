@@ -47,15 +47,39 @@ pub struct ScsiManagerConfig {
     pub clear_qlink_at_completion: bool,
     /// Longest a synchronous `SCSIAction` waits, in ticks, before the run fails as a hang.
     pub sync_wait_ticks: u32,
+    /// When an `SCSIExecIO` completes. Apple's documents allow the SIM to call the completion
+    /// routine before `SCSIAction` returns or at any later time, so the default draws, per
+    /// request, from every possibility with the seed (see [`CompletionTiming`]).
+    pub timing: CompletionTiming,
+    /// The seed of this configuration's random choices (`FERRITE_SEED`, see [`crate::seed`]).
+    pub seed: u64,
+}
+
+/// When SCSI Manager 4.3 completes an `SCSIExecIO` that has started on the bus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompletionTiming {
+    /// A level-2 interrupt after the transaction's modelled bus time.
+    BusTime,
+    /// Drawn per request with the seed: inside `SCSIAction` before it returns; after a
+    /// random part of the bus time; after the bus time; or up to three ticks later (other
+    /// requests and interrupts get in between).
+    Seeded,
 }
 
 impl Default for ScsiManagerConfig {
+    /// The defaults, with the seed from `FERRITE_SEED` (or [`crate::seed::DEFAULT_SEED`]):
+    /// odd seeds report an underrun with
+    /// GOOD status and `scsiDataResidual` only, even seeds as `scsiDataRunError` — both
+    /// readings of Apple's documents, across the seeds.
     fn default() -> Self {
+        let seed = crate::seed::seed_from_env();
         ScsiManagerConfig {
             v43_present: true,
-            underrun_is_error: true,
+            underrun_is_error: seed % 2 == 0,
             clear_qlink_at_completion: false,
             sync_wait_ticks: 60 * 60 * 10,
+            timing: CompletionTiming::Seeded,
+            seed,
         }
     }
 }
@@ -121,6 +145,12 @@ pub fn clear_calls(m: &mut Machine) {
 /// Whether SCSI Manager 4.3 was installed.
 pub fn v43_present(m: &mut Machine) -> bool {
     state(m).config.v43_present
+}
+
+/// Change when SCSI Manager 4.3 completions come, from now on (a test that needs a command
+/// to stay in flight pins [`CompletionTiming::BusTime`]).
+pub fn set_completion_timing(m: &mut Machine, timing: CompletionTiming) {
+    state(m).config.timing = timing;
 }
 
 /// The configuration in force.

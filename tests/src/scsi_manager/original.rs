@@ -299,8 +299,12 @@ fn complete(m: &mut Machine, stat_ptr: u32, msg_ptr: u32, wait: u32) -> Result<i
     match phase {
         BusPhase::BusFree => return Ok(SC_SEQUENCE_ERR),
         BusPhase::Arbitrated | BusPhase::Command { .. } => {
-            // At most an hour of waiting (a larger `wait` would still end the same way).
-            m.advance_ticks(wait.min(60 * 60 * 60));
+            // The ROM times out by watching Ticks: at most an hour of waiting (a larger
+            // `wait` would still end the same way); at interrupt level it never would.
+            m.wait_ticks(
+                wait.min(60 * 60 * 60),
+                "SCSIComplete (the target holds the bus)",
+            )?;
             state(m).bus.reset();
             v43::fail_all_for_reset(m);
             return Ok(SC_COMM_ERR);

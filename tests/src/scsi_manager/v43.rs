@@ -92,10 +92,12 @@ use crate::scsi::{BusPhase, SelectError, status};
 use crate::traps::TrapCall;
 
 use super::tib::{self, TibDir, TibEnd};
-use super::{ScsiCall, mapped, ns_to_cycles, state};
+use super::{CompletionTiming, ScsiCall, mapped, ns_to_cycles, state};
 
 /// `_SCSIAtomic`.
 pub const SCSI_ATOMIC: u16 = 0xA089;
+/// The seed stream of the SIM's choices ([`crate::seed::Rng::new`]).
+const SEED_STREAM: u64 = 0x5C51;
 /// `_SCSIAtomic` selector (D0) of `SCSIAction`.
 pub const XPT_SCSI_ACTION: u32 = 1;
 
@@ -259,9 +261,16 @@ pub(crate) struct Request {
     lun: u8,
     flags: u32,
     completion: u32,
-    a5: u32,
     done: Arc<AtomicBool>,
+    /// What the SIM owns until completion, as it was at `SCSIAction`: `(what, address,
+    /// bytes)` for the parameter block (past `qLink`), the sense buffer and the data buffer.
+    owned: Vec<(&'static str, u32, Vec<u8>)>,
 }
+
+/// A5 in a completion routine: whatever the interrupted code had; here a value that faults
+/// as a pointer (odd, outside RAM), since nothing promises the client's A5 (Inside
+/// Macintosh: Devices ch. 4, completion routines run at interrupt time).
+pub const COMPLETION_A5: u32 = 0xA5A5_A5A5;
 
 /// What a request's completion writes to its PB.
 #[derive(Debug, Clone, Copy, Default)]
@@ -285,6 +294,9 @@ impl Outcome {
 struct Active {
     req: Request,
     outcome: Outcome,
+    /// DATA IN bytes the transaction read, written to the client's buffer at completion
+    /// (when the data phase is over), not when the request started.
+    data_in: Vec<(u32, Vec<u8>)>,
     irq: InterruptId,
     due: u64,
 }
@@ -302,6 +314,12 @@ pub(crate) struct Sim {
     glue_next: Vec<(u32, u32)>,
     /// SP each running glue expects back.
     glue_sp: Vec<u32>,
+    /// The seeded choices (completion timing), made when the first request runs.
+    rng: Option<crate::seed::Rng>,
+    /// The PB of a request that finished inside `SCSIAction` (seeded timing).
+    finished_inside: Option<u32>,
+    /// Requests whose early end (abort, reset) is scheduled.
+    ending: Vec<Request>,
 }
 
 impl Sim {
@@ -725,18 +743,46 @@ fn exec_io(m: &mut Machine, pb: u32) -> Result<Done, Fault> {
         }
     }
     let done = Arc::new(AtomicBool::new(false));
+    m.write_u16(pb + SCSI_RESULT, SCSI_REQUEST_IN_PROGRESS as u16);
+    let mut owned = vec![(
+        "its parameter block",
+        pb + 4,
+        m.read_bytes(pb + 4, SCSI_EXEC_IO_PB_SIZE as u32 - 4),
+    )];
+    if flags & SCSI_DISABLE_AUTOSENSE == 0 && sense_len > 0 && sense_ptr != 0 {
+        owned.push((
+            "its sense buffer",
+            sense_ptr,
+            m.read_bytes(sense_ptr, sense_len),
+        ));
+    }
+    if dir != SCSI_DIRECTION_NONE && data_type != SCSI_DATA_TIB {
+        for (a, l) in segments(m, pb, data_type, ptr, len)?.unwrap_or_default() {
+            if l > 0 {
+                owned.push(("its data buffer", a, m.read_bytes(a, l)));
+            }
+        }
+    }
     let req = Request {
         pb,
         id,
         lun,
         flags,
         completion,
-        a5: m.a(5),
         done: done.clone(),
+        owned,
     };
-    m.write_u16(pb + SCSI_RESULT, SCSI_REQUEST_IN_PROGRESS as u16);
     enqueue(m, req);
-    kick(m)?;
+    state(m).sim.finished_inside = None;
+    kick_from(m, Some(pb))?;
+    if state(m).sim.finished_inside == Some(pb) {
+        // Completed inside SCSIAction (seeded timing): results and completion are done.
+        state(m).sim.finished_inside = None;
+        if completion != 0 {
+            return Ok(Done::Queued);
+        }
+        return Ok(Done::Waited(m.read_u16(pb + SCSI_RESULT) as i16));
+    }
     if completion != 0 {
         return Ok(Done::Queued);
     }
@@ -766,6 +812,35 @@ fn remove_queued(m: &mut Machine, pb: u32) -> Option<Request> {
 
 /// Start the next startable request if the bus is free.
 pub(crate) fn kick(m: &mut Machine) -> Result<(), Fault> {
+    kick_from(m, None)
+}
+
+/// When the request that just started completes: `None` = inside this call (only for the
+/// request `SCSIAction` is issuing), else after that many cycles.
+fn completion_delay(m: &mut Machine, bus_cycles: u64, may_finish_inside: bool) -> Option<u64> {
+    let st = state(m);
+    if st.config.timing == CompletionTiming::BusTime {
+        return Some(bus_cycles);
+    }
+    let seed = st.config.seed;
+    st.sim
+        .rng
+        .get_or_insert_with(|| crate::seed::Rng::new(seed, SEED_STREAM));
+    let tick = m_cycles_per_tick(m);
+    let rng = state(m).sim.rng.as_mut().expect("made above");
+    match rng.below(4) {
+        0 if may_finish_inside => None,
+        0 | 1 => Some(rng.below_u64(bus_cycles + 1)),
+        2 => Some(bus_cycles),
+        _ => Some(bus_cycles + rng.below_u64(3 * tick + 1)),
+    }
+}
+
+fn m_cycles_per_tick(m: &Machine) -> u64 {
+    (m.clock_hz() as f64 / 60.15) as u64
+}
+
+fn kick_from(m: &mut Machine, issuing: Option<u32>) -> Result<(), Fault> {
     let st = state(m);
     if st.sim.active.is_some() || st.bus.phase() != BusPhase::BusFree {
         return Ok(());
@@ -780,8 +855,23 @@ pub(crate) fn kick(m: &mut Machine) -> Result<(), Fault> {
         return Ok(());
     };
     let req = remove_queued(m, pb).expect("found above");
-    let (outcome, ns) = run_exec(m, &req)?;
+    let (outcome, data_in, ns) = run_exec(m, &req)?;
+    let bus_reset = outcome.result == SCSI_SCSI_BUS_RESET;
+    if bus_reset {
+        // A target reset the bus: everything else in the SIM is lost too.
+        let queued: Vec<Request> = state(m).sim.queue.drain(..).collect();
+        for r in queued {
+            finish_soon(m, r, Outcome::error(SCSI_SCSI_BUS_RESET));
+        }
+    }
     let cycles = ns_to_cycles(m, ns);
+    let inside = issuing == Some(pb) && !bus_reset;
+    let Some(cycles) = completion_delay(m, cycles, inside) else {
+        // Completed before SCSIAction returns: the bus time passes inside the call.
+        m.idle_to_cycle(m.emulated_cycles() + cycles);
+        state(m).sim.finished_inside = Some(pb);
+        return finish(m, req, outcome, data_in);
+    };
     let due = m.emulated_cycles() + cycles;
     let irq = m.schedule_interrupt(
         cycles,
@@ -792,17 +882,34 @@ pub(crate) fn kick(m: &mut Machine) -> Result<(), Fault> {
     state(m).sim.active = Some(Active {
         req,
         outcome,
+        data_in,
         irq,
         due,
     });
-    if outcome.result == SCSI_SCSI_BUS_RESET {
-        // A target reset the bus: everything else in the SIM is lost too.
-        let queued: Vec<Request> = state(m).sim.queue.drain(..).collect();
-        for r in queued {
-            finish_soon(m, r, Outcome::error(SCSI_SCSI_BUS_RESET));
+    Ok(())
+}
+
+/// Write DATA IN bytes to the client's buffers. Other requests' snapshots of the same bytes
+/// follow (the SIM wrote them, not the client).
+fn deliver_data_in(m: &mut Machine, data_in: &[(u32, Vec<u8>)]) {
+    for (a, bytes) in data_in {
+        m.write_bytes(*a, bytes);
+        let (start, end) = (*a, *a + bytes.len() as u32);
+        let sim = &mut state(m).sim;
+        let reqs = sim
+            .queue
+            .iter_mut()
+            .chain(sim.ending.iter_mut())
+            .chain(sim.active.as_mut().map(|x| &mut x.req));
+        for req in reqs {
+            for (_, oa, snap) in &mut req.owned {
+                let (os, oe) = (*oa, *oa + snap.len() as u32);
+                for addr in start.max(os)..end.min(oe) {
+                    snap[(addr - os) as usize] = bytes[(addr - start) as usize];
+                }
+            }
         }
     }
-    Ok(())
 }
 
 fn complete_active(m: &mut Machine, pb: u32) -> Result<(), Fault> {
@@ -813,16 +920,54 @@ fn complete_active(m: &mut Machine, pb: u32) -> Result<(), Fault> {
         ));
     };
     assert_eq!(a.req.pb, pb, "the in-flight request completes");
-    finish(m, a.req, a.outcome)
+    finish(m, a.req, a.outcome, a.data_in)
+}
+
+/// The client must leave a request's parameter block, sense buffer and data buffer alone
+/// while the SIM owns them, from `SCSIAction` to the completion (Inside Macintosh: Devices
+/// ch. 4, "SCSI Manager 4.3": the PB belongs to the SIM until the completion routine runs).
+/// A write there fails the run: on a real Mac it changes a command on the bus or is lost.
+fn check_owned(m: &mut Machine, req: &Request) -> Result<(), Fault> {
+    for (what, a, was) in &req.owned {
+        let now = m.read_bytes(*a, was.len() as u32);
+        if let Some(i) = now.iter().zip(was).position(|(x, y)| x != y) {
+            return Err(Fault::misuse(
+                SCSI_ATOMIC,
+                format!(
+                    "the guest wrote {what} (${:08X}, byte {i}: ${:02X} -> ${:02X}) while SCSI Manager 4.3 owned it: SCSIExecIO PB ${:08X} was issued and has not completed; use another parameter block and buffers for other commands until its completion runs",
+                    a + i as u32,
+                    was[i],
+                    now[i],
+                    req.pb
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Complete `req` with `outcome` from a level-2 interrupt as soon as possible.
 fn finish_soon(m: &mut Machine, req: Request, outcome: Outcome) {
+    finish_soon_with(m, req, outcome, Vec::new());
+}
+
+fn finish_soon_with(m: &mut Machine, req: Request, outcome: Outcome, data_in: DataIn) {
+    // Kept in the SIM until then, so that DATA IN of others keeps its snapshots current.
+    let pb = req.pb;
+    state(m).sim.ending.push(req);
     m.schedule_interrupt(
         0,
         2,
         "SCSI Manager 4.3 request ended early",
-        Box::new(move |m: &mut Machine| finish(m, req, outcome)),
+        Box::new(move |m: &mut Machine| {
+            let ending = &mut state(m).sim.ending;
+            let i = ending
+                .iter()
+                .position(|r| r.pb == pb)
+                .expect("an ending request is kept until it ends");
+            let req = ending.remove(i);
+            finish(m, req, outcome, data_in)
+        }),
     );
 }
 
@@ -832,7 +977,8 @@ pub(crate) fn fail_all_for_reset(m: &mut Machine) {
         m.cancel_interrupt(a.irq);
         let mut o = Outcome::error(SCSI_SCSI_BUS_RESET);
         o.data_residual = a.outcome.data_residual;
-        finish_soon(m, a.req, o);
+        // The data phase was over: what was read reaches the buffer.
+        finish_soon_with(m, a.req, o, a.data_in);
     }
     let queued: Vec<Request> = state(m).sim.queue.drain(..).collect();
     for r in queued {
@@ -840,8 +986,12 @@ pub(crate) fn fail_all_for_reset(m: &mut Machine) {
     }
 }
 
-fn finish(m: &mut Machine, req: Request, mut o: Outcome) -> Result<(), Fault> {
+/// End `req`: check the client left what the SIM owned alone, write the DATA IN bytes
+/// (data and autosense) held since the data phase, the results, then call the completion.
+fn finish(m: &mut Machine, req: Request, mut o: Outcome, data_in: DataIn) -> Result<(), Fault> {
     let pb = req.pb;
+    check_owned(m, &req)?;
+    deliver_data_in(m, &data_in);
     let failed = !matches!(o.result, NO_ERR | SCSI_REQUEST_ABORTED | SCSI_TERMINATED);
     let freeze =
         (failed && req.flags & SCSI_SIMQ_NO_FREEZE == 0) || req.flags & SCSI_SIMQ_FREEZE != 0;
@@ -865,7 +1015,7 @@ fn finish(m: &mut Machine, req: Request, mut o: Outcome) -> Result<(), Fault> {
     });
     kick(m)?;
     if req.completion != 0 {
-        call_completion(m, req.completion, pb, req.a5)?;
+        call_completion(m, req.completion, pb, COMPLETION_A5)?;
     }
     Ok(())
 }
@@ -902,8 +1052,12 @@ fn wait_done(m: &mut Machine, pb: u32, done: &Arc<AtomicBool>) -> Result<(), Fau
     Ok(())
 }
 
-/// Run `req`'s whole transaction on the bus. Returns the outcome and the bus time.
-fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, u64), Fault> {
+/// DATA IN bytes held until the completion: `(address, bytes)`.
+type DataIn = Vec<(u32, Vec<u8>)>;
+
+/// Run `req`'s whole transaction on the bus. Returns the outcome, the DATA IN bytes for the
+/// client's buffer (buffer and S/G requests; a TIB moves its data itself) and the bus time.
+fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, DataIn, u64), Fault> {
     let pb = req.pb;
     let t0 = state(m).bus.time_ns();
     let flags = req.flags;
@@ -932,18 +1086,19 @@ fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, u64), Fault> {
             Err(SelectError::Timeout) => {
                 o.result = SCSI_SELECT_TIMEOUT_ERR;
                 o.data_residual = len;
-                return Ok((o, bus.time_ns() - t0));
+                return Ok((o, Vec::new(), bus.time_ns() - t0));
             }
             Err(e) => unreachable!("validated selection failed: {e:?}"),
         }
         if bus.command(&cdb).expect("command phase") == BusPhase::BusFree {
             o.result = SCSI_SCSI_BUS_RESET;
             o.data_residual = len;
-            return Ok((o, bus.time_ns() - t0));
+            return Ok((o, Vec::new(), bus.time_ns() - t0));
         }
     }
 
     let mut moved: u64 = 0;
+    let mut data_in: DataIn = Vec::new();
     let mut wrong_dir = false;
     let mut overrun = false;
     let mut underrun_blind = false;
@@ -1009,8 +1164,9 @@ fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, u64), Fault> {
             let chunk = l - off;
             let n = if is_in {
                 let data = state(m).bus.read(chunk as usize).expect("DATA IN");
-                m.write_bytes(a + off, &data);
-                data.len() as u32
+                let n = data.len() as u32;
+                data_in.push((a + off, data));
+                n
             } else {
                 let data = m.read_bytes(a + off, chunk);
                 state(m).bus.write(&data).expect("DATA OUT") as u32
@@ -1037,14 +1193,14 @@ fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, u64), Fault> {
         NO_ERR
     };
     if st == status::CHECK_CONDITION {
-        autosense(m, req, &mut o, atn);
+        autosense(m, req, &mut o, atn, &mut data_in);
     }
     let ns = state(m).bus.time_ns() - t0;
-    Ok((o, ns))
+    Ok((o, data_in, ns))
 }
 
 /// REQUEST SENSE into `scsiSensePtr` after CHECK CONDITION.
-fn autosense(m: &mut Machine, req: &Request, o: &mut Outcome, atn: bool) {
+fn autosense(m: &mut Machine, req: &Request, o: &mut Outcome, atn: bool, data_in: &mut DataIn) {
     let pb = req.pb;
     let sense_ptr = m.read_u32(pb + SCSI_SENSE_PTR);
     let sense_len = m.read_u8(pb + SCSI_SENSE_LENGTH);
@@ -1076,8 +1232,8 @@ fn autosense(m: &mut Machine, req: &Request, o: &mut Outcome, atn: bool) {
     let st = bus.status().expect("status");
     bus.message_in().expect("message in");
     if st == status::GOOD {
-        m.write_bytes(sense_ptr, &data);
         o.sense_residual = sense_len - data.len() as u8;
+        data_in.push((sense_ptr, data));
         o.result_flags |= SCSI_AUTOSENSE_VALID;
     }
 }

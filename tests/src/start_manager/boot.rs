@@ -260,7 +260,8 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
 
     // The system comes up: events on, time passes.
     m.set_sys_evt_mask(0xFFFF);
-    run_ticks(m, cfg.settle_ticks).map_err(|f| m.fail(f, m.pc()))?;
+    m.run_event_loop(cfg.settle_ticks)
+        .map_err(|f| m.fail(f, m.pc()))?;
 
     let loaded_refs: Vec<i16> = report.drivers().filter_map(|d| d.ref_num).collect();
     report.drives = m.try_drives().map_err(|e| {

@@ -211,13 +211,18 @@ fn wait_next_event(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     if rgn != 0 && m.memory_manager().handle_size(m.bus(), rgn).is_err() {
         return Err(f.misuse(format!("mouseRgn ${rgn:08X} is neither NIL nor a handle")));
     }
+    // WaitNextEvent gives time to desk accessories and drivers as SystemTask does (Inside
+    // Macintosh: Macintosh Toolbox Essentials, "WaitNextEvent").
+    m.system_task()?;
     let got = get_event(m, call, mask, rec)?;
     f.ret(m, call, Ret::Bool(got))
 }
 
-/// `SystemTask`.
+/// `SystemTask`: drivers' periodic work (`accRun`), at application level.
 fn system_task(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
-    Frame::new(m, call, &[], 0)?.ret(m, call, Ret::None)
+    let f = Frame::new(m, call, &[], 0)?;
+    m.system_task()?;
+    f.ret(m, call, Ret::None)
 }
 
 /// `TickCount: LONGINT`.

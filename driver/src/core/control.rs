@@ -1,0 +1,110 @@
+//! Control and Status.
+
+use super::install::post_pending_events;
+use super::*;
+
+pub(super) fn flush_cache(g: &mut Globals) -> i16 {
+    if g.write_cache_on == 0 {
+        return 0;
+    }
+    match command(g, &scsi::synchronize_cache_10(), Dir::None, 0, 0) {
+        Ok(()) => 0,
+        Err(e) => e,
+    }
+}
+
+pub(super) fn control(pb_addr: u32, dce_addr: u32) -> i16 {
+    let g = globals(dce_addr);
+    // SAFETY: the Device Manager's parameter block for this call.
+    let pb = unsafe { mac::view::<CntrlParam>(pb_addr) };
+    match pb.cs_code.get() {
+        -1 => flush_cache(g), // goodbye: shutdown or restart
+        1 => {
+            // KillIO: a command in flight cannot be abandoned safely.
+            if g.active_pb != 0 {
+                err::CONTROL_ERR
+            } else {
+                0
+            }
+        }
+        5 | 6 => 0, // verify, format: nothing to do for a hard disk
+        7 => {
+            let r = flush_cache(g);
+            if r == 0 && g.removable != 0 {
+                let _ = command(g, &scsi::prevent_allow(false), Dir::None, 0, 0);
+                if let Err(e) = command(g, &scsi::start_stop_unit(false, true), Dir::None, 0, 0) {
+                    return e;
+                }
+            }
+            r
+        }
+        21 | 22 => {
+            pb.cs_param[0..4].copy_from_slice(&(crate::icon::ICON.as_ptr() as u32).to_be_bytes());
+            0
+        }
+        23 => {
+            let info: u32 = if g.removable != 0 { 0x0201 } else { 0x0601 };
+            pb.cs_param[0..4].copy_from_slice(&info.to_be_bytes());
+            0
+        }
+        43 => {
+            let sel = u32::from_be_bytes([
+                pb.cs_param[0],
+                pb.cs_param[1],
+                pb.cs_param[2],
+                pb.cs_param[3],
+            ]);
+            match &sel.to_be_bytes() {
+                b"flus" => flush_cache(g),
+                b"vmop" => 0,
+                _ => err::CONTROL_ERR,
+            }
+        }
+        65 => {
+            post_pending_events(g);
+            0
+        }
+        _ => err::CONTROL_ERR,
+    }
+}
+
+pub(super) fn status_call(pb_addr: u32, dce_addr: u32) -> i16 {
+    let g = globals(dce_addr);
+    // SAFETY: the Device Manager's parameter block for this call.
+    let pb = unsafe { mac::view::<CntrlParam>(pb_addr) };
+    match pb.cs_code.get() {
+        8 => {
+            let Some(i) = find_drive(g, pb.io_vref_num.get()) else {
+                return err::NS_DRV_ERR;
+            };
+            pb.cs_param[0..2].fill(0); // track
+            pb.cs_param[2..22].copy_from_slice(g.drives[i].qel.as_bytes());
+            0
+        }
+        43 => {
+            let sel = u32::from_be_bytes([
+                pb.cs_param[0],
+                pb.cs_param[1],
+                pb.cs_param[2],
+                pb.cs_param[3],
+            ]);
+            let info = GestaltInfo {
+                version: gestalt::VERSION,
+                removable: g.removable != 0,
+                target: g.target,
+                lun: g.lun,
+                write_cache: g.write_cache_on != 0,
+                driver: mac::header_address(),
+            };
+            match gestalt::respond(sel, &info) {
+                Some(r) => {
+                    pb.cs_param[4..8].copy_from_slice(&r[0].to_be_bytes());
+                    pb.cs_param[8..12].copy_from_slice(&r[1].to_be_bytes());
+                    0
+                }
+                None => err::STATUS_ERR,
+            }
+        }
+        _ => err::STATUS_ERR,
+    }
+}

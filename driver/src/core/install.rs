@@ -1,0 +1,246 @@
+//! Install: claim a unit, make the DCE, open the disk (INQUIRY, READ CAPACITY, the caching
+//! page and the write cache), read the partition map, add a drive per HFS partition,
+//! register the SCSI Manager 4.3 cross-reference, post the disk-inserted events.
+
+use super::*;
+
+pub(super) fn install(kind: u32, d5: u32) -> Result<(), i16> {
+    let (bus, target, lun) = if kind == 0 {
+        (0u8, (d5 & 7) as u8, 0u8)
+    } else {
+        ((d5 >> 16) as u8, (d5 >> 8) as u8, d5 as u8)
+    };
+    let unit = choose_unit(bus, target).ok_or(err::UNIT_TBL_FULL_ERR)?;
+    let ref_num = !(unit as i16);
+    let gp = mac::new_ptr_sys_clear(core::mem::size_of::<Globals>() as u32)?;
+    let e = mac::drvr_install(ref_num);
+    if e != 0 {
+        return Err(e);
+    }
+    let handle = mac::peek32(mac::peek32(mac::lowmem::UTABLE_BASE) + 4 * unit as u32);
+    mac::hlock(handle);
+    let dce_addr = mac::peek32(handle);
+    // SAFETY: `_DrvrInstall` just made this DCE for us.
+    let dce = unsafe { mac::dce(dce_addr) };
+    // SAFETY: our header.
+    let header = unsafe { mac::view::<ferrite_shared::mac::DrvrHeader>(mac::header_address()) };
+    dce.d_ctl_driver.set(mac::header_address());
+    let flags = (header.drvr_flags.get() & 0xFF00)
+        | drvr_flags::D_OPENED
+        | drvr_flags::DRIVER_GESTALT_ENABLE;
+    dce.d_ctl_flags.set(flags);
+    dce.d_ctl_delay.set(header.drvr_delay.get());
+    dce.d_ctl_storage.set(gp);
+
+    let g = globals(dce_addr);
+    g.dce = dce_addr;
+    g.ref_num = ref_num;
+    g.bus = bus;
+    g.target = target;
+    g.lun = lun;
+    g.use43 = mac::trap_available(ferrite_shared::mac::trap::SCSI_ATOMIC) as u8;
+    let settings = Settings::read(&mac::blob_head()).unwrap_or_default();
+
+    // The ROM installs boot drivers with interrupts enabled: the one place the driver may
+    // wait for a drive that is spinning up.
+    g.may_wait = 1;
+    let opened = open_disk(g, &settings).and_then(|()| read_map(g));
+    g.may_wait = 0;
+    opened?;
+    if g.use43 != 0 && kind == 1 {
+        register_xref(g, d5)?;
+    }
+    // A VBL task, idle until a NOT READY (or, on the original SCSI Manager, a busy bus) has
+    // to be waited out at interrupt time.
+    g.vbl = VblTask::new_zeroed();
+    g.vbl.q_type.set(V_TYPE);
+    g.vbl.vbl_addr.set(mac::vbl_task_address());
+    g.vbl_dce = dce_addr;
+    let task = core::ptr::addr_of!(g.vbl) as u32;
+    g.vbl_installed = (mac::vinstall(task) == 0) as u8;
+    post_pending_events(g);
+    Ok(())
+}
+
+/// Unit 32 + ID for the built-in bus (facts doc §2.4), else the first free unit ≥ 48.
+pub(super) fn choose_unit(bus: u8, target: u8) -> Option<u16> {
+    let table = mac::peek32(mac::lowmem::UTABLE_BASE);
+    let count = mac::peek16(mac::lowmem::UNIT_NTRY_CNT);
+    let free = |u: u16| u < count && mac::peek32(table + 4 * u as u32) == 0;
+    let preferred = 32 + target as u16;
+    if bus == 0 && target < 7 && free(preferred) {
+        return Some(preferred);
+    }
+    (48..count).find(|&u| free(u))
+}
+
+pub(super) fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16> {
+    command(g, &scsi::test_unit_ready(), Dir::None, 0, 0)?;
+    let buf = g.buf.as_mut_ptr() as u32;
+    g.short_ok = 1;
+    let inquiry = command(g, &scsi::inquiry(36), Dir::In, buf, 36);
+    g.short_ok = 0;
+    inquiry?;
+    g.removable = (g.buf[1] & 0x80 != 0) as u8;
+    command(g, &scsi::read_capacity_10(), Dir::In, buf, 8)?;
+    let last = u32::from_be_bytes([g.buf[0], g.buf[1], g.buf[2], g.buf[3]]);
+    let block_len = u32::from_be_bytes([g.buf[4], g.buf[5], g.buf[6], g.buf[7]]);
+    if block_len != BLOCK {
+        return Err(err::NO_DRIVE_ERR);
+    }
+    g.disk_blocks = last.wrapping_add(1);
+    // The caching page's current values: the header's WP bit for the drives, the page for
+    // the write cache. A drive without the page (SCSI-1) refuses: leave it as it is.
+    let page = g.page.as_mut_ptr() as u32;
+    g.page.fill(0);
+    g.short_ok = 1;
+    let sensed = command(
+        g,
+        &scsi::mode_sense_6(scsi::caching::PAGE, scsi::page_control::CURRENT, 64),
+        Dir::In,
+        page,
+        64,
+    );
+    g.short_ok = 0;
+    if sensed.is_ok() {
+        g.write_protected = (g.page[2] & 0x80 != 0) as u8;
+        if settings.write_cache {
+            enable_write_cache(g);
+        }
+    }
+    Ok(())
+}
+
+/// MODE SENSE the caching page (current and changeable) and turn WCE on if allowed; a drive
+/// without the page, or that refuses, is left as it is.
+pub(super) fn enable_write_cache(g: &mut Globals) {
+    if crate::cache::wce_on(&g.page) == Some(true) {
+        g.write_cache_on = 1;
+        return;
+    }
+    let page2 = g.page2.as_mut_ptr() as u32;
+    g.page2.fill(0);
+    g.short_ok = 1;
+    let sensed = command(
+        g,
+        &scsi::mode_sense_6(scsi::caching::PAGE, scsi::page_control::CHANGEABLE, 64),
+        Dir::In,
+        page2,
+        64,
+    );
+    g.short_ok = 0;
+    if sensed.is_err() {
+        return;
+    }
+    let Some(n) = crate::cache::enable_wce_list(&g.page, &g.page2, &mut g.list) else {
+        return;
+    };
+    let list = g.list.as_mut_ptr() as u32;
+    if command(
+        g,
+        &scsi::mode_select_6(false, n as u8),
+        Dir::Out,
+        list,
+        n as u32,
+    )
+    .is_ok()
+    {
+        g.write_cache_on = 1;
+    }
+}
+
+pub(super) fn read_map(g: &mut Globals) -> Result<(), i16> {
+    let buf = g.buf.as_mut_ptr() as u32;
+    let mut block = 1u32;
+    let mut entries = 1u32;
+    while block <= entries {
+        command(g, &scsi::read_10(block, 1), Dir::In, buf, BLOCK)?;
+        match partition::examine(&g.buf, g.disk_blocks) {
+            MapBlock::End => break,
+            MapBlock::Entry { hfs, map_entries } => {
+                entries = map_entries;
+                if let Some(extent) = hfs {
+                    add_drive(g, extent);
+                }
+            }
+        }
+        block += 1;
+    }
+    Ok(())
+}
+
+pub(super) fn drive_number_taken(n: u16) -> bool {
+    let mut el = mac::peek32(mac::lowmem::DRV_Q_HEAD);
+    let mut guard = 0;
+    while el != 0 && guard < 256 {
+        if mac::peek16(el + 6) == n {
+            return true;
+        }
+        el = mac::peek32(el);
+        guard += 1;
+    }
+    false
+}
+
+pub(super) fn add_drive(g: &mut Globals, extent: Extent) {
+    let i = g.ndrives as usize;
+    if i >= MAX_DRIVES {
+        return;
+    }
+    let mut number = FIRST_DRIVE;
+    while drive_number_taken(number) {
+        number += 1;
+    }
+    let d = &mut g.drives[i];
+    d.qel = DrvQElWithFlags::new_zeroed();
+    d.qel.disk_in_place = if g.removable != 0 { 2 } else { 8 };
+    d.qel.installed = 1;
+    d.qel.write_prot = if g.write_protected != 0 { 0x80 } else { 0 };
+    d.qel.q_type.set(1);
+    d.qel.dq_drv_sz.set(extent.blocks as u16);
+    d.qel.dq_drv_sz2.set((extent.blocks >> 16) as u16);
+    d.extent = extent;
+    d.number = number;
+    d.event_pending = 1;
+    let element = core::ptr::addr_of!(d.qel.q_link) as u32;
+    g.ndrives += 1;
+    mac::add_drive(element, number, g.ref_num);
+}
+
+pub(super) fn register_xref(g: &mut Globals, device: u32) -> Result<(), i16> {
+    let pb = g.page.as_mut_ptr() as u32;
+    // SAFETY: `page` is 64 bytes, enough for the 44-byte SCSIDriverPB.
+    let p = unsafe { mac::view::<ScsiDriverPb>(pb) };
+    *p = ScsiDriverPb::new_zeroed();
+    p.scsi_pb_length
+        .set(core::mem::size_of::<ScsiDriverPb>() as u16);
+    p.scsi_function_code = 0x85; // SCSICreateRefNumXref
+    p.scsi_device = device.to_be_bytes();
+    p.scsi_driver.set(g.ref_num);
+    match mac::scsi_action(pb) {
+        0 => Ok(()),
+        e => Err(e),
+    }
+}
+
+/// Post the disk-inserted events not yet posted; at boot `_PostEvent` is refused
+/// (`evtNotEnb`) and `accRun` tries again. When all are posted, stop asking for time.
+pub(super) fn post_pending_events(g: &mut Globals) {
+    let mut left = 0;
+    for i in 0..g.ndrives as usize {
+        let d = &mut g.drives[i];
+        if d.event_pending != 0 {
+            if mac::post_event(DISK_EVT, d.number as u32) == 0 {
+                d.event_pending = 0;
+            } else {
+                left += 1;
+            }
+        }
+    }
+    if left == 0 {
+        // SAFETY: our DCE.
+        let dce = unsafe { mac::dce(g.dce) };
+        dce.d_ctl_flags
+            .set(dce.d_ctl_flags.get() & !drvr_flags::D_NEED_TIME);
+    }
+}

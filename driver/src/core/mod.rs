@@ -1,0 +1,220 @@
+//! The driver on the Mac: install, the Device Manager entries and the SCSI transports. Pure
+//! decisions live in `request`, `sense`, `partition`, `cache` and `gestalt`; this module
+//! moves bytes between them, the OS structures and the SCSI Manager, one concern per file:
+//! [`install`], [`prime`] (and the asynchronous path), [`command`] (one command with
+//! recovery), [`scsi43`] and [`scsi_old`] (the two transports), [`control`] (Control and
+//! Status).
+//!
+//! State lives in one [`Globals`] block from `_NewPtr SYS CLEAR` whose address is kept in
+//! `dCtlStorage`: the driver has no static data, so the ROM can load it anywhere and more
+//! than one copy (one per SCSI ID) can run side by side. Buffers the code indexes live there
+//! too, never on the stack (see `docs/codegen-conformance.md`).
+
+mod command;
+mod control;
+mod install;
+mod prime;
+mod scsi43;
+mod scsi_old;
+
+use command::command;
+use control::{control, status_call};
+use install::install;
+use prime::{complete, find_drive, prime, vbl_retry};
+
+use ferrite_shared::driver_blob::Settings;
+use ferrite_shared::mac::{
+    CntrlParam, DrvQElWithFlags, ScsiDriverPb, ScsiExecIoPb, VblTask, drvr_flags, err,
+};
+use ferrite_shared::scsi::{self, Sense, status};
+use ferrite_shared::scsi_manager::original::{
+    SC_INC, SC_LOOP, SC_MGR_BUSY, SC_PHASE_ERR, SC_STOP, SCSI_CMD, SCSI_COMPLETE, SCSI_GET,
+    SCSI_RBLIND, SCSI_READ, SCSI_SELECT, SCSI_WBLIND, SCSI_WRITE,
+};
+use ferrite_shared::scsi_manager::v43::{
+    DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_BUS_RESET, SCSI_DATA_RUN_ERROR,
+    SCSI_EXEC_IO, SCSI_NON_ZERO_STATUS, SCSI_REQUEST_IN_PROGRESS, SCSI_SELECT_TIMEOUT,
+    SIMQ_NO_FREEZE,
+};
+use zerocopy::{FromZeros, IntoBytes};
+
+use crate::gestalt::{self, GestaltInfo};
+use crate::mac;
+use crate::partition::{self, MAX_DRIVES, MapBlock};
+use crate::request::{self, BLOCK, Extent};
+use crate::sense::{Recovery, classify};
+
+/// `diskEvt`.
+const DISK_EVT: u16 = 7;
+/// First drive number the driver uses (facts doc §5.3: first free ≥ 8).
+const FIRST_DRIVE: u16 = 8;
+/// Retries of one command (UNIT ATTENTION, BUSY, NOT READY, blind-transfer fallback).
+const MAX_RETRIES: u8 = 8;
+/// NOT READY (becoming ready) waits of an asynchronous request before it fails: with
+/// [`NOT_READY_WAIT_TICKS`] between them, about 20 s — a drive spinning up after power-on.
+const MAX_NOT_READY_WAITS: u8 = 40;
+/// `vType`: the `qType` of a VBL task.
+const V_TYPE: u16 = 1;
+/// Ticks to wait between NOT READY retries.
+const NOT_READY_WAIT_TICKS: u32 = 30;
+
+/// One HFS partition served as a drive.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Drive {
+    /// The drive-queue element with its flag bytes; `_AddDrive` gets `&qel.q_link`.
+    pub qel: DrvQElWithFlags,
+    pub extent: Extent,
+    pub number: u16,
+    /// The disk-inserted event still has to be posted.
+    pub event_pending: u8,
+    pub _pad: u8,
+}
+
+/// Direction of a transfer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    None,
+    In,
+    Out,
+}
+
+/// Everything the driver keeps.
+#[repr(C)]
+pub struct Globals {
+    pub dce: u32,
+    pub ref_num: i16,
+    pub target: u8,
+    pub lun: u8,
+    pub bus: u8,
+    /// Use SCSI Manager 4.3 (else the original SCSI Manager).
+    pub use43: u8,
+    /// Original SCSI Manager: use polled transfers (after a blind transfer failed).
+    pub polled: u8,
+    pub removable: u8,
+    pub write_cache_on: u8,
+    pub in_prime: u8,
+    /// The command in progress may move less data than asked (MODE SENSE, INQUIRY).
+    pub short_ok: u8,
+    /// The MODE SENSE header said WP (write protected).
+    pub write_protected: u8,
+    pub ndrives: u16,
+    pub disk_blocks: u32,
+    pub drives: [Drive; MAX_DRIVES],
+    // The asynchronous request in flight (SCSI Manager 4.3), 0 if none.
+    pub active_pb: u32,
+    pub active_write: u8,
+    pub retries: u8,
+    pub early_done: u8,
+    /// The async command in flight is the START STOP UNIT a NOT READY asked for.
+    pub starting: u8,
+    pub early_result: i16,
+    pub active_lba: u32,
+    pub active_left: u32,
+    pub active_buf: u32,
+    pub active_chunk: u32,
+    pub active_total: u32,
+    pub stat: u16,
+    pub msg: u16,
+    /// The asynchronous request's parameter block and sense buffer (SCSI Manager 4.3): the
+    /// SIM owns them from `SCSIAction` to the completion.
+    pub pb: ScsiExecIoPb,
+    pub sense: [u8; 32],
+    /// Every synchronous command's (install, immediate Prime, Control).
+    pub spb: ScsiExecIoPb,
+    pub ssense: [u8; 32],
+    /// Synchronous commands running now (the VBL task's retries wait for 0).
+    pub in_command: u8,
+    /// Waiting with `_Delay` is allowed (install, at boot, interrupts enabled).
+    pub may_wait: u8,
+    pub tib: [u8; 40],
+    pub cdb: [u8; 16],
+    pub list: [u8; 32],
+    pub page: [u8; 64],
+    pub page2: [u8; 64],
+    pub buf: [u8; 512],
+    /// NOT READY waits of the active request so far.
+    pub not_ready_waits: u8,
+    /// The VBL task is installed (it waits out NOT READY on the asynchronous path).
+    pub vbl_installed: u8,
+    /// The VBL task (inactive while `vblCount` is 0), followed by our DCE for its routine.
+    pub vbl: VblTask,
+    pub vbl_dce: u32,
+}
+
+// ---- entry points (called from entry.S) ---------------------------------------------------
+
+fn globals<'a>(dce: u32) -> &'a mut Globals {
+    // SAFETY: `dCtlStorage` holds the block `install` allocated for this DCE; the Device
+    // Manager serialises queued calls, and the completion routine only runs while a
+    // request is active, so one `&mut` at a time is a sound model of the driver's state.
+    unsafe { mac::view::<Globals>(mac::dce(dce).d_ctl_storage.get()) }
+}
+
+/// Install (old entry: `kind` 0, D5 = SCSI ID; 4.3 entry: `kind` 1, D5 = DeviceIdent).
+#[unsafe(no_mangle)]
+pub extern "C" fn ferrite_install(_blob: u32, kind: u32, d5: u32) -> i32 {
+    match install(kind, d5) {
+        Ok(()) => 0,
+        Err(e) => e as i32,
+    }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn ferrite_open(_pb: u32, _dce: u32) -> i32 {
+    0
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn ferrite_close(_pb: u32, _dce: u32) -> i32 {
+    // Fixed disks stay open; the Device Manager keeps the driver.
+    err::CLOS_ERR as i32
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn ferrite_prime(pb: u32, dce: u32) -> i32 {
+    prime(pb, dce) as i32
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn ferrite_control(pb: u32, dce: u32) -> i32 {
+    control(pb, dce) as i32
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn ferrite_status(pb: u32, dce: u32) -> i32 {
+    status_call(pb, dce) as i32
+}
+
+/// The VBL task (A0 = the task, our DCE right after it). Returns the DCE whose request is
+/// finished (the glue then jumps to IODone with `*result`) or 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn ferrite_vbl(task: u32, result: *mut i32) -> u32 {
+    let dce = mac::peek32(task + core::mem::size_of::<VblTask>() as u32);
+    match vbl_retry(dce) {
+        Some(r) => {
+            // SAFETY: the glue passes a pointer to its stack slot.
+            unsafe { *result = r as i32 };
+            dce
+        }
+        None => 0,
+    }
+}
+
+/// SCSI Manager 4.3 completion of an asynchronous command. Returns the DCE whose request is
+/// finished (the glue then jumps to IODone with `*result`) or 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn ferrite_scsi_complete(pb: u32, result: *mut i32) -> u32 {
+    // SAFETY: the XPT passes our own parameter block back; `scsiDriverStorage` is our DCE.
+    let dce = unsafe { mac::view::<ScsiExecIoPb>(pb) }
+        .scsi_driver_storage
+        .get();
+    match complete(dce) {
+        Some(r) => {
+            // SAFETY: the glue passes a pointer to its stack slot.
+            unsafe { *result = r as i32 };
+            dce
+        }
+        None => 0,
+    }
+}

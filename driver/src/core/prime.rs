@@ -1,0 +1,248 @@
+//! Prime: a Device Manager read or write → SCSI transfers.
+//!
+//! * **Queued, SCSI Manager 4.3**: asynchronous. The current chunk goes out on the
+//!   asynchronous slot; its completion routine ([`complete`]) sends the next chunk or ends
+//!   the request through IODone. The completion may come before `SCSIAction` returns (then
+//!   Prime itself reports the end: `in_prime`/`early_done`).
+//! * **Queued, original SCSI Manager**: synchronous, chunk by chunk; a drive that is not
+//!   ready yet, or a bus someone else holds, is retried from the VBL task ([`vbl_retry`]),
+//!   which ends the request through IODone — never by waiting here, where the driver may
+//!   run at interrupt level.
+//! * **Immediate**: synchronous on the synchronous slot; it cannot be deferred, so what
+//!   cannot be done now fails with `ioErr`.
+
+use super::command::{Step, command_step};
+use super::scsi43::{Slot, fill_pb43, map_transport, outcome43, pb_address};
+use super::*;
+
+pub(super) fn find_drive(g: &Globals, number: i16) -> Option<usize> {
+    (0..g.ndrives as usize).find(|&i| g.drives[i].number as i16 == number)
+}
+
+pub(super) fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
+    let g = globals(dce_addr);
+    // SAFETY: the Device Manager's parameter block and our DCE for this call.
+    let (pb, dce) = unsafe { (mac::io_param(pb_addr), mac::dce(dce_addr)) };
+    let Some(i) = find_drive(g, pb.io_vref_num.get()) else {
+        return err::NS_DRV_ERR;
+    };
+    let write = pb.io_trap.get() & 0xFF == 3;
+    let immediate = pb.io_trap.get() & 0x0200 != 0;
+    let pos = if pb.io_pos_mode.get() & 0x0100 != 0 {
+        // With kUseWidePositioning the block is an XIOParam (54 bytes).
+        let hi = mac::peek32(pb_addr + 46) as u64;
+        let lo = mac::peek32(pb_addr + 50) as u64;
+        hi << 32 | lo
+    } else {
+        dce.d_ctl_position.get() as u64
+    };
+    let count = pb.io_req_count.get();
+    pb.io_act_count.set(0);
+    let t = match request::plan(g.drives[i].extent, pos, count) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    if t.blocks == 0 {
+        return 0;
+    }
+    let buf = pb.io_buffer.get();
+    if immediate || g.active_pb != 0 {
+        // An immediate call (possibly while a queued request is in flight): at once, on the
+        // synchronous slot, with its own position.
+        let (mut lba, mut left, mut at) = (t.lba, t.blocks, buf);
+        while left > 0 {
+            let n = request::next_chunk(left);
+            match command_step(g, &transfer_cdb(write, lba, n), dir(write), at, n * BLOCK) {
+                Step::Done => {}
+                Step::Fail(e) => return e,
+                Step::Later => return err::IO_ERR,
+            }
+            lba += n;
+            left -= n;
+            at += n * BLOCK;
+        }
+        finish_transfer(pb_addr, dce_addr, count);
+        return 0;
+    }
+    g.active_pb = pb_addr;
+    g.active_write = write as u8;
+    g.active_lba = t.lba;
+    g.active_left = t.blocks;
+    g.active_buf = buf;
+    g.active_total = count;
+    g.retries = 0;
+    g.not_ready_waits = 0;
+    g.early_done = 0;
+    g.in_prime = 1;
+    if g.use43 != 0 {
+        let r = issue_async(g);
+        g.in_prime = 0;
+        if r != 0 {
+            g.active_pb = 0;
+            return r;
+        }
+    } else {
+        continue_sync(g, dce_addr);
+        g.in_prime = 0;
+    }
+    if g.early_done != 0 {
+        return g.early_result;
+    }
+    SCSI_REQUEST_IN_PROGRESS
+}
+
+fn dir(write: bool) -> Dir {
+    if write { Dir::Out } else { Dir::In }
+}
+
+fn transfer_cdb(write: bool, lba: u32, n: u32) -> [u8; 10] {
+    if write {
+        scsi::write_10(lba, n as u16, false)
+    } else {
+        scsi::read_10(lba, n as u16)
+    }
+}
+
+pub(super) fn finish_transfer(pb_addr: u32, dce_addr: u32, count: u32) {
+    // SAFETY: the request's parameter block and our DCE.
+    let (pb, dce) = unsafe { (mac::io_param(pb_addr), mac::dce(dce_addr)) };
+    pb.io_act_count.set(count);
+    dce.d_ctl_position
+        .set(dce.d_ctl_position.get().wrapping_add(count));
+}
+
+/// The active request on the original SCSI Manager: the chunks left, synchronously. What
+/// cannot be done now (NOT READY, bus busy) is retried by the VBL task later. `Some` when
+/// the request ended (see [`finish_active`]).
+fn continue_sync(g: &mut Globals, dce_addr: u32) -> Option<i16> {
+    let write = g.active_write != 0;
+    while g.active_left > 0 {
+        let n = request::next_chunk(g.active_left);
+        let cdb = transfer_cdb(write, g.active_lba, n);
+        match command_step(g, &cdb, dir(write), g.active_buf, n * BLOCK) {
+            Step::Done => {
+                g.active_lba += n;
+                g.active_left -= n;
+                g.active_buf += n * BLOCK;
+            }
+            Step::Fail(e) => return finish_active(g, dce_addr, e),
+            Step::Later => {
+                if g.vbl_installed != 0 && g.not_ready_waits < MAX_NOT_READY_WAITS {
+                    g.not_ready_waits += 1;
+                    g.vbl.vbl_count.set(NOT_READY_WAIT_TICKS as i16);
+                    return None;
+                }
+                return finish_active(g, dce_addr, err::IO_ERR);
+            }
+        }
+    }
+    finish_active(g, dce_addr, 0)
+}
+
+/// Start the current chunk of the active request asynchronously. 0 or an error.
+pub(super) fn issue_async(g: &mut Globals) -> i16 {
+    if g.starting != 0 {
+        let cdb = scsi::start_stop_unit(true, false);
+        fill_pb43(g, Slot::Async, &cdb, Dir::None, 0, 0);
+    } else {
+        let n = request::next_chunk(g.active_left);
+        g.active_chunk = n;
+        let write = g.active_write != 0;
+        let cdb = transfer_cdb(write, g.active_lba, n);
+        fill_pb43(g, Slot::Async, &cdb, dir(write), g.active_buf, n * BLOCK);
+    }
+    let r = mac::scsi_action(pb_address(g, Slot::Async));
+    if r < 0 { map_transport(r) } else { 0 }
+}
+
+/// The async command ended. `Some(result)` finishes the Device Manager request.
+pub(super) fn complete(dce_addr: u32) -> Option<i16> {
+    let g = globals(dce_addr);
+    if g.active_pb == 0 {
+        return None;
+    }
+    let done = if g.starting != 0 {
+        // The START STOP UNIT ended (however): send the transfer again.
+        g.starting = 0;
+        None
+    } else {
+        let result = g.pb.scsi_result.get();
+        let write = g.active_write != 0;
+        match outcome43(g, Slot::Async, result, write) {
+            Recovery::Done => {
+                let n = g.active_chunk;
+                g.active_lba += n;
+                g.active_left -= n;
+                g.active_buf += n * BLOCK;
+                g.retries = 0;
+                if g.active_left == 0 { Some(0) } else { None }
+            }
+            Recovery::StartUnit if g.retries < MAX_RETRIES => {
+                g.retries += 1;
+                g.starting = 1;
+                None
+            }
+            Recovery::RetryLater
+                if g.vbl_installed != 0 && g.not_ready_waits < MAX_NOT_READY_WAITS =>
+            {
+                // Wait at interrupt time without spinning: the VBL task sends the command
+                // again in NOT_READY_WAIT_TICKS ticks.
+                g.not_ready_waits += 1;
+                g.vbl.vbl_count.set(NOT_READY_WAIT_TICKS as i16);
+                return None;
+            }
+            Recovery::Retry | Recovery::RetryLater if g.retries < MAX_RETRIES => {
+                g.retries += 1;
+                None
+            }
+            Recovery::Retry | Recovery::RetryLater | Recovery::StartUnit => Some(err::IO_ERR),
+            Recovery::Fail(e) => Some(e),
+        }
+    };
+    let result = match done {
+        None => match issue_async(g) {
+            0 => return None,
+            e => e,
+        },
+        Some(r) => r,
+    };
+    finish_active(g, dce_addr, result)
+}
+
+/// The VBL task's turn: try the waiting command again. `Some(result)` finishes the Device
+/// Manager request. While a synchronous command of ours is running (the VBL interrupted it),
+/// wait one more tick instead of sharing its buffers.
+pub(super) fn vbl_retry(dce_addr: u32) -> Option<i16> {
+    let g = globals(dce_addr);
+    if g.active_pb == 0 {
+        return None;
+    }
+    if g.in_command != 0 {
+        g.vbl.vbl_count.set(1);
+        return None;
+    }
+    if g.use43 != 0 {
+        match issue_async(g) {
+            0 => None,
+            e => finish_active(g, dce_addr, e),
+        }
+    } else {
+        continue_sync(g, dce_addr)
+    }
+}
+
+/// End the active request with `result`: `Some(result)` for the caller to pass to IODone,
+/// or, while Prime itself is still running, `None` with the result left for Prime.
+pub(super) fn finish_active(g: &mut Globals, dce_addr: u32, result: i16) -> Option<i16> {
+    let pb = g.active_pb;
+    g.active_pb = 0;
+    if result == 0 {
+        finish_transfer(pb, dce_addr, g.active_total);
+    }
+    if g.in_prime != 0 {
+        g.early_done = 1;
+        g.early_result = result;
+        return None;
+    }
+    Some(result)
+}

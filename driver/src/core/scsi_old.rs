@@ -1,0 +1,131 @@
+//! The original SCSI Manager transport: one transaction (Get, Select, Cmd, the data through
+//! a TIB, Complete) and REQUEST SENSE after CHECK CONDITION.
+
+use super::*;
+
+/// The original SCSI Manager transaction (Inside Macintosh: Devices, "SCSI Manager"); a
+/// CHECK CONDITION is followed by its own REQUEST SENSE transaction.
+pub(super) fn old_command(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -> Recovery {
+    match old_transaction(g, cdb, dir, data, len) {
+        Err(r) => r,
+        Ok(st) if st == status::CHECK_CONDITION as u16 => {
+            g.sense.fill(0);
+            let sense = g.sense.as_mut_ptr() as u32;
+            let rs = scsi::request_sense(18);
+            let sense_ok = matches!(old_transaction(g, &rs, Dir::In, sense, 18), Ok(0));
+            classify(
+                st as u8,
+                if sense_ok {
+                    Sense::parse(&g.sense)
+                } else {
+                    None
+                },
+                dir == Dir::Out,
+            )
+        }
+        Ok(st) => classify(st as u8, None, dir == Dir::Out),
+    }
+}
+
+/// One transaction; `Ok(status)` or a recovery decision for transport failures.
+pub(super) fn old_transaction(
+    g: &mut Globals,
+    cdb: &[u8],
+    dir: Dir,
+    data: u32,
+    len: u32,
+) -> Result<u16, Recovery> {
+    let mut busy = 0;
+    loop {
+        match mac::scsi_old(SCSI_GET, 0, 0, 0) {
+            0 => break,
+            SC_MGR_BUSY if busy < 15 => busy += 1,
+            // Someone else holds the bus (at interrupt time it may be the code we
+            // interrupted): not a failure, try again later.
+            SC_MGR_BUSY => return Err(Recovery::RetryLater),
+            _ => return Err(Recovery::Retry),
+        }
+    }
+    if mac::scsi_old(SCSI_SELECT, g.target as u32, 0, 0) != 0 {
+        return Err(Recovery::Fail(err::OFF_LIN_ERR));
+    }
+    g.cdb[..cdb.len()].copy_from_slice(cdb);
+    let cdb_addr = g.cdb.as_mut_ptr() as u32;
+    let cmd_failed = mac::scsi_old(SCSI_CMD, cdb_addr, cdb.len() as u32, 0) != 0;
+    let blind = g.polled == 0 && len % BLOCK == 0;
+    // The data phase ended before the TIB did, or the transfer failed.
+    let mut short = false;
+    if !cmd_failed && dir != Dir::None && len > 0 {
+        build_tib(g, data, len);
+        let tib = g.tib.as_mut_ptr() as u32;
+        let sel = match (dir, blind) {
+            (Dir::In, true) => SCSI_RBLIND,
+            (Dir::In, false) => SCSI_READ,
+            (_, true) => SCSI_WBLIND,
+            (_, false) => SCSI_WRITE,
+        };
+        match mac::scsi_old(sel, tib, 0, 0) {
+            0 => {}
+            // MODE SENSE and INQUIRY may return less than asked: SCSIComplete collects the
+            // status.
+            SC_PHASE_ERR if g.short_ok != 0 => {}
+            _ => short = true,
+        }
+    }
+    let stat = core::ptr::addr_of_mut!(g.stat) as u32;
+    let msg = core::ptr::addr_of_mut!(g.msg) as u32;
+    let r = mac::scsi_old(SCSI_COMPLETE, stat, msg, 300);
+    if r != 0 && r != 10 || cmd_failed {
+        if short && blind {
+            g.polled = 1;
+        }
+        return Err(Recovery::Retry);
+    }
+    let st = g.stat & 0xFF;
+    if short && st == status::GOOD as u16 {
+        // The target said GOOD but the data did not all move: a transfer problem. Blind
+        // transfers are the usual suspect: use polled ones from now on (facts doc §7.2).
+        if blind {
+            g.polled = 1;
+        }
+        return Err(Recovery::Retry);
+    }
+    // Otherwise the status explains the short transfer (CHECK CONDITION: a medium error
+    // after the good blocks, ...): the sense data decides, the transport is not to blame.
+    Ok(st)
+}
+
+/// TIB: whole blocks as `scInc 512` looped, else one `scInc len`; then `scStop`. Only the
+/// words the SCSI Manager reads are written (the parameters of `scStop` are ignored), byte by
+/// byte at fixed places: no slice copies on the per-request path.
+pub(super) fn build_tib(g: &mut Globals, data: u32, len: u32) {
+    let t = &mut g.tib;
+    if len % BLOCK == 0 && len > BLOCK {
+        put16(t, 0, SC_INC);
+        put32(t, 2, data);
+        put32(t, 6, BLOCK);
+        put16(t, 10, SC_LOOP);
+        put32(t, 12, -10i32 as u32);
+        put32(t, 16, len / BLOCK);
+        put16(t, 20, SC_STOP);
+    } else {
+        put16(t, 0, SC_INC);
+        put32(t, 2, data);
+        put32(t, 6, len);
+        put16(t, 10, SC_STOP);
+    }
+}
+
+#[inline(always)]
+pub(super) fn put16(t: &mut [u8; 40], at: usize, v: u16) {
+    t[at] = (v >> 8) as u8;
+    t[at + 1] = v as u8;
+}
+
+#[inline(always)]
+pub(super) fn put32(t: &mut [u8; 40], at: usize, v: u32) {
+    t[at] = (v >> 24) as u8;
+    t[at + 1] = (v >> 16) as u8;
+    t[at + 2] = (v >> 8) as u8;
+    t[at + 3] = v as u8;
+}

@@ -1,0 +1,107 @@
+//! The driver under the strict parts of the emulated Mac: a request's parameter block and
+//! buffers belong to SCSI Manager 4.3 until its completion; nothing waits for Ticks at
+//! interrupt level. Each of these failed with the 0.1.0 driver.
+
+#[path = "support/ferrite.rs"]
+mod ferrite;
+
+use ferrite::*;
+use ferrite_emu::scsi::{DiskConfig, NotReadyCause};
+use ferrite_emu::scsi_manager::{self, CompletionTiming};
+use ferrite_emu::start_manager::RomGeneration;
+
+const IO_ERR: i16 = -36;
+
+fn rig(cpu: ferrite_emu::CpuModel, rom: RomGeneration) -> (Rig, Vec<u8>) {
+    let disk = disk_with_volumes(driver_blob(), 1, 3000);
+    let mut r = boot_disk(cpu, rom, &disk, DiskConfig::default());
+    let mut rng = Rng(11);
+    let lba = r.lba(0, 0);
+    let data = rng.bytes(3000 * 512);
+    r.disk().write_store(lba, &data).unwrap();
+    (r, data)
+}
+
+/// An immediate read and a `'flus'` Control while an asynchronous read is in flight: the
+/// driver must not refill the parameter block (or sense buffer) the SIM owns (0.1.0 did: "the
+/// guest wrote its parameter block while SCSI Manager 4.3 owned it").
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn immediate_calls_during_an_async_request_use_their_own_parameter_block() {
+    for cpu in CPUS {
+        let (mut r, data) = rig(cpu, RomGeneration::ScsiManager43);
+        scsi_manager::set_completion_timing(&mut r.m, CompletionTiming::BusTime);
+        let big = r.alloc(64 * 512);
+        let (a, d0) = r.prime_async(READ, 0, FS_FROM_START, 100 * 512, big, 64 * 512);
+        assert_eq!(d0, 0, "{}", r.what());
+        assert_eq!(
+            r.m.read_u16(a + PB_DONE_COUNT),
+            0,
+            "{}: in flight",
+            r.what()
+        );
+        let small = r.alloc(512);
+        let (d0, n) = r.prime(READ | IMMED, 0, FS_FROM_START, 7 * 512, small, 512);
+        assert_eq!((d0, n), (0, 512), "{}: immediate read", r.what());
+        assert_eq!(
+            r.m.read_bytes(small, 512),
+            data[7 * 512..8 * 512],
+            "{}",
+            r.what()
+        );
+        let (d0, _) = r.cs(CONTROL | IMMED, None, 43, b"flus");
+        assert_eq!(d0, 0, "{}: 'flus' while a read is in flight", r.what());
+        r.wait_completions(&[a]);
+        assert_eq!(r.m.read_u16(a + PB_DONE_D0), 0, "{}", r.what());
+        assert_eq!(
+            r.m.read_bytes(big, 64 * 512),
+            data[100 * 512..164 * 512],
+            "{}: the async read's data",
+            r.what()
+        );
+    }
+}
+
+/// A read started at interrupt level (an asynchronous `_Read` from an interrupt handler) on
+/// the original SCSI Manager, with the drive becoming ready: the driver retries from its VBL
+/// task instead of calling `_Delay` there (0.1.0: "_Delay waits 30 ticks at interrupt level").
+/// An immediate read that finds the drive not ready fails at once with `ioErr`.
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn not_ready_at_interrupt_level_is_retried_later_never_waited_for() {
+    for cpu in CPUS {
+        for rom in ROMS {
+            let (mut r, data) = rig(cpu, rom);
+            let buf = r.alloc(8 * 512);
+            let pb = r.pb();
+            r.set_io(pb, 0, FS_FROM_START, 40 * 512, buf, 8 * 512);
+            let completion = r.completion();
+            r.m.write_u32(pb + IO_COMPLETION, completion);
+            r.disk().inject_not_ready(3, NotReadyCause::BecomingReady);
+            r.m.schedule_interrupt(
+                0,
+                2,
+                "test: _Read from an interrupt handler",
+                Box::new(move |m: &mut ferrite_emu::Machine| {
+                    let d0 = m.device_call(READ | ASYNC, pb)? as i16;
+                    assert_eq!(d0, 0);
+                    Ok(())
+                }),
+            );
+            r.wait_completions(&[pb]);
+            assert_eq!(r.m.read_u16(pb + PB_DONE_D0), 0, "{}", r.what());
+            assert_eq!(
+                r.m.read_bytes(buf, 8 * 512),
+                data[40 * 512..48 * 512],
+                "{}",
+                r.what()
+            );
+
+            r.disk()
+                .inject_not_ready(1000, NotReadyCause::BecomingReady);
+            let (d0, _) = r.prime(READ | IMMED, 0, FS_FROM_START, 0, buf, 512);
+            assert_eq!(d0, IO_ERR, "{}: immediate, not ready", r.what());
+            r.disk().inject_not_ready(0, NotReadyCause::BecomingReady);
+        }
+    }
+}
