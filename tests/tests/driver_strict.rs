@@ -152,3 +152,61 @@ fn a_bus_held_by_interrupted_code_is_retried_later() {
         );
     }
 }
+
+/// Two Ferrite disks on the bus at once: two copies of the driver, each with its own unit,
+/// globals and drives, each serving its own disk (the driver keeps no static data).
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn two_ferrite_disks_on_one_bus() {
+    use ferrite_emu::scsi::DiskTarget;
+    use ferrite_emu::start_manager::{BootConfig, boot};
+    for cpu in CPUS {
+        for rom in ROMS {
+            let mut m = new_machine(cpu, rom);
+            let mut contents = Vec::new();
+            for (id, seed) in [(2u8, 21u64), (5, 55)] {
+                let disk = disk_with_volumes(driver_blob(), 1, 2000);
+                let (image, layout) = disk.build();
+                let mut t =
+                    DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default())
+                        .unwrap();
+                t.write_store(0, &image).unwrap();
+                let data = Rng(seed).bytes(64 * 512);
+                let lba = layout.volumes[0].0 as u64 + 100;
+                t.write_store(lba, &data).unwrap();
+                scsi_manager::bus(&mut m).attach(id, Box::new(t));
+                contents.push((id, data));
+            }
+            let report = boot(&mut m, &BootConfig::new(rom))
+                .unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
+            let drivers: Vec<_> = report.drivers().cloned().collect();
+            assert_eq!(drivers.len(), 2, "{cpu} {rom:?}:\n{report}");
+            let refs: Vec<i16> = drivers.iter().map(|d| d.ref_num.unwrap()).collect();
+            assert_ne!(refs[0], refs[1], "{cpu} {rom:?}: one unit each");
+            assert_eq!(report.drives.len(), 2, "{report}");
+            for (id, data) in &contents {
+                let d = drivers.iter().find(|d| d.id == *id).unwrap();
+                let drive = report
+                    .drives
+                    .iter()
+                    .find(|q| Some(q.ref_num) == d.ref_num)
+                    .unwrap();
+                let buf = m
+                    .new_ptr(ferrite_emu::ZoneId::System, 64 * 512, true)
+                    .unwrap();
+                let pb = m
+                    .new_ptr(ferrite_emu::ZoneId::System, PB_SIZE, true)
+                    .unwrap();
+                m.write_u16(pb + IO_VREFNUM, drive.number as u16);
+                m.write_u16(pb + IO_REFNUM, drive.ref_num as u16);
+                m.write_u32(pb + IO_BUFFER, buf);
+                m.write_u32(pb + IO_REQ_COUNT, 64 * 512);
+                m.write_u16(pb + IO_POS_MODE, FS_FROM_START);
+                m.write_u32(pb + IO_POS_OFFSET, 100 * 512);
+                let d0 = m.device_call(READ, pb).unwrap() as i16;
+                assert_eq!(d0, 0, "{cpu} {rom:?} ID {id}");
+                assert_eq!(&m.read_bytes(buf, 64 * 512), data, "{cpu} {rom:?} ID {id}");
+            }
+        }
+    }
+}
