@@ -329,6 +329,23 @@ fn status(cmd: &mut Command, what: &str) -> Result<()> {
 
 fn test(root: &Path) -> Result<()> {
     prereq::ensure_all()?;
+    // 0. The code is formatted and clippy-clean (host crates, every target).
+    status(
+        cargo_stable(root).args(["fmt", "--all", "--check"]),
+        "cargo fmt --all --check (run `cargo fmt --all`)",
+    )?;
+    status(
+        cargo_stable(root).args([
+            "clippy",
+            "--quiet",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+        "cargo clippy --workspace --all-targets -- -D warnings",
+    )?;
     let opts = Options::standard(root);
     let built = build_all(&opts)?;
     print!("{}", pipeline::size_table(&built));

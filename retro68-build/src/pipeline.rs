@@ -575,7 +575,7 @@ fn code_passes(a: &Artifact, linked: &mut Linked, opts: &Options) -> Result<Pass
 /// The part of `linked` after the first `head_len` bytes, as an image of its own linked at
 /// `head_len` (text, rodata, data; relocations and symbols rebased).
 fn split_body(linked: &Linked, head_len: u32) -> Result<Linked> {
-    if linked.base != 0 || head_len > linked.code_len || head_len % 2 != 0 {
+    if linked.base != 0 || head_len > linked.code_len || !head_len.is_multiple_of(2) {
         bail!("the driver head ({head_len} bytes) must be an even prefix of the text linked at 0");
     }
     let mut body = linked.clone();

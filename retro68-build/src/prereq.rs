@@ -272,5 +272,29 @@ pub fn ensure_packages(wanted: &[Package]) -> Result<()> {
 pub fn ensure_all() -> Result<()> {
     ensure_packages(PACKAGES)?;
     ensure_python_modules(PYTHON_MODULES)?;
+    ensure_lint_tools()?;
     ensure_nightly()
+}
+
+/// `rustfmt` and `clippy` of the host toolchain (the test's formatting and lint gates).
+fn ensure_lint_tools() -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let works = |sub: &str| {
+        Command::new(&cargo)
+            .args([sub, "--version"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if works("fmt") && works("clippy") {
+        return Ok(());
+    }
+    eprintln!("xtask: rustfmt or clippy is missing; installing them with rustup");
+    let st = Command::new("rustup")
+        .args(["component", "add", "rustfmt", "clippy"])
+        .status()
+        .context("could not run rustup (install rustfmt and clippy for your toolchain)")?;
+    if !st.success() {
+        bail!("`rustup component add rustfmt clippy` failed ({st})");
+    }
+    Ok(())
 }

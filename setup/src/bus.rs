@@ -136,7 +136,7 @@ pub fn format_size(bytes: u64) -> String {
     } else {
         ("KB", 10)
     };
-    let tenths = bytes * 10 >> shift;
+    let tenths = (bytes * 10) >> shift;
     let _ = write!(s, "{}.{} {unit}", tenths / 10, tenths % 10);
     s
 }
@@ -233,17 +233,17 @@ pub fn rows(id: u8, slot: &Slot) -> Vec<String> {
     match slot {
         Slot::Absent => {
             first.push_str("no device");
-            return vec![first];
+            vec![first]
         }
         Slot::Failed(e) => {
             let _ = write!(first, "does not answer INQUIRY ({})", describe_error(e));
-            return vec![first];
+            vec![first]
         }
         Slot::BusBusy => {
             first.push_str(
                 "not scanned: the SCSI Manager reports the bus busy (scMgrBusyErr); Rescan later",
             );
-            return vec![first];
+            vec![first]
         }
         Slot::Present(d) => {
             let i = &d.inquiry;

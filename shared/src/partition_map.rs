@@ -427,7 +427,7 @@ impl DriverDescriptorMap {
             });
         }
         let bs = self.block_size.get();
-        if bs == 0 || bs % 512 != 0 || bs as u32 != device_block_size {
+        if bs == 0 || !bs.is_multiple_of(512) || bs as u32 != device_block_size {
             return Err(MapError::BadBlockSize {
                 ddm: bs,
                 device: device_block_size,

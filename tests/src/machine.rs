@@ -272,7 +272,7 @@ pub struct Machine {
     /// Cycles of emulated time added by `_Delay` etc.
     idle_cycles: u64,
     /// Vertical retraces since start-up: hardware time, whatever the interrupt mask.
-    ticks: u32,
+    retrace_count: u32,
     next_tick_at: u64,
     /// `Ticks` ($16A) as the guest sees it: counted by the level-1 VBL interrupt, so it stands
     /// still while that interrupt is masked and loses the retraces it missed.
@@ -355,7 +355,7 @@ impl Machine {
             host_routines: Vec::new(),
             stats: Stats::default(),
             idle_cycles: 0,
-            ticks: 0,
+            retrace_count: 0,
             next_tick_at: 0,
             guest_ticks: 0,
             run_instructions: 0,
@@ -673,7 +673,7 @@ impl Machine {
     }
     /// Vertical retraces since start-up (hardware time, counted whatever the mask).
     pub fn retraces(&self) -> u32 {
-        self.ticks
+        self.retrace_count
     }
     /// The level-1 VBL interrupt counts a tick (called when it is delivered).
     pub(crate) fn count_tick(&mut self) {
@@ -715,7 +715,7 @@ impl Machine {
     /// interrupts (at most one VBL interrupt stays pending, as on the VIA). To wait the way
     /// the guest does, use [`Machine::wait_ticks`] or [`Machine::idle_until`].
     pub fn advance_ticks(&mut self, n: u32) {
-        let target = self.cycles_for_tick(self.ticks + n);
+        let target = self.cycles_for_tick(self.retrace_count + n);
         self.idle_cycles += target.saturating_sub(self.emulated_cycles());
         self.update_ticks();
     }
@@ -728,8 +728,8 @@ impl Machine {
         let now = self.emulated_cycles();
         let mut passed = 0;
         while now >= self.next_tick_at {
-            self.ticks += 1;
-            self.next_tick_at = self.cycles_for_tick(self.ticks + 1);
+            self.retrace_count += 1;
+            self.next_tick_at = self.cycles_for_tick(self.retrace_count + 1);
             passed += 1;
         }
         if passed > 0 {

@@ -185,8 +185,13 @@ fn machine(cpu: CpuModel, v43: bool) -> Machine {
     m.load(image()).unwrap();
     scsi_manager::install(
         &mut m,
+        // The managers' own tests use one defined order: bus-time 4.3 completions, no
+        // seeded bus holder at interrupt level (those have their own tests).
         ScsiManagerConfig {
             v43_present: v43,
+            timing: scsi_manager::CompletionTiming::BusTime,
+            busy_at_interrupt: scsi_manager::original::BusyAtInterrupt::Never,
+            underrun_is_error: true,
             ..Default::default()
         },
     );

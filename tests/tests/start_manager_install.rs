@@ -135,8 +135,14 @@ fn the_install_entry_returns_into_the_rom_with_only_the_documented_registers_set
                 );
             }
             // The entry really was the one the ROM generation uses.
+            // The probe installs nothing: on the original ROM a failed load; on the 4.3 ROM a
+            // driver without a cross-reference, kept with a warning.
             let d = match &report.scan.iter().find(|(id, _)| *id == ID).unwrap().1 {
                 ScanOutcome::Failed(why) => why.clone(),
+                ScanOutcome::Loaded(l) if rom == RomGeneration::ScsiManager43 => {
+                    assert_eq!(l.ref_num, None);
+                    report.warnings.join("\n")
+                }
                 other => panic!("{cpu} {rom:?}: the probe installs nothing: {other:?}"),
             };
             assert!(d.contains(&format!("ID {ID}")), "{d}");

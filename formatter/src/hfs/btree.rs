@@ -5,6 +5,10 @@ use super::{HfsError, NODE_SIZE};
 use alloc::vec;
 use alloc::vec::Vec;
 
+/// One node of a tree level being built: (node number, its first record's index key, the
+/// records).
+type LevelNode = (u32, Vec<u8>, Vec<Vec<u8>>);
+
 /// Node kinds (`ndType`).
 pub mod kind {
     pub const INDEX: i8 = 0;
@@ -167,16 +171,14 @@ pub fn build(
     let mut next = 1 + maps;
     let mut nodes: Vec<(u32, NodeBuf)> = Vec::new();
     // Each level: (node number, first record's index key, the records).
-    let mut level: Vec<(u32, Vec<u8>, Vec<Vec<u8>>)> = Vec::new();
+    let mut level: Vec<LevelNode> = Vec::new();
     let mut cur: Vec<Vec<u8>> = Vec::new();
     let mut cur_len = 0;
-    let flush_into = |level: &mut Vec<(u32, Vec<u8>, Vec<Vec<u8>>)>,
-                      cur: &mut Vec<Vec<u8>>,
-                      next: &mut u32,
-                      key: Vec<u8>| {
-        level.push((*next, key, core::mem::take(cur)));
-        *next += 1;
-    };
+    let flush_into =
+        |level: &mut Vec<LevelNode>, cur: &mut Vec<Vec<u8>>, next: &mut u32, key: Vec<u8>| {
+            level.push((*next, key, core::mem::take(cur)));
+            *next += 1;
+        };
     for r in leaves {
         if !cur.is_empty() && !fits(cur_len + r.len(), cur.len() + 1) {
             let key = index_key(&cur[0]);
@@ -198,16 +200,15 @@ pub fn build(
         ..Header::default()
     };
     let mut height = 1u8;
-    let emit =
-        |level: &[(u32, Vec<u8>, Vec<Vec<u8>>)], height: u8, nodes: &mut Vec<(u32, NodeBuf)>| {
-            for (i, (num, _, recs)) in level.iter().enumerate() {
-                let flink = level.get(i + 1).map_or(0, |n| n.0);
-                let blink = if i > 0 { level[i - 1].0 } else { 0 };
-                let refs: Vec<&[u8]> = recs.iter().map(|r| r.as_slice()).collect();
-                let k = if height == 1 { kind::LEAF } else { kind::INDEX };
-                nodes.push((*num, make_node(k, height, flink, blink, &refs)));
-            }
-        };
+    let emit = |level: &[LevelNode], height: u8, nodes: &mut Vec<(u32, NodeBuf)>| {
+        for (i, (num, _, recs)) in level.iter().enumerate() {
+            let flink = level.get(i + 1).map_or(0, |n| n.0);
+            let blink = if i > 0 { level[i - 1].0 } else { 0 };
+            let refs: Vec<&[u8]> = recs.iter().map(|r| r.as_slice()).collect();
+            let k = if height == 1 { kind::LEAF } else { kind::INDEX };
+            nodes.push((*num, make_node(k, height, flink, blink, &refs)));
+        }
+    };
     if !level.is_empty() {
         header.first_leaf = level[0].0;
         header.last_leaf = level[level.len() - 1].0;

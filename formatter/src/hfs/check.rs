@@ -505,7 +505,10 @@ fn check_allocation<D: BlockDevice>(v: &Volume<D>, problems: &mut Vec<Problem>) 
     }
     let bit = |b: usize| v.bitmap[b / 8] & (0x80 >> (b % 8)) != 0;
     let (mut free, mut used) = (0u32, 0u32);
-    let (mut marked_free, mut leaked): (Option<(u32, u32)>, Option<(u32, u32)>) = (None, None);
+    // The first allocation block found marked free while in use, and the first in use while
+    // free, as (block, count) runs.
+    let mut marked_free: Option<(u32, u32)> = None;
+    let mut leaked: Option<(u32, u32)> = None;
     for (b, o) in owner.iter().enumerate() {
         let set = bit(b);
         if set {

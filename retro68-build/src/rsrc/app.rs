@@ -51,7 +51,7 @@ pub const LOAD_SEG: u16 = 0xA9F0;
 /// `move.w #imm,-(sp)`.
 pub const MOVE_W_IMM_PUSH: u16 = 0x3F3C;
 
-const _: () = assert!(IMAGE_OFFSET % 4 == 0);
+const _: () = assert!(IMAGE_OFFSET.is_multiple_of(4));
 
 /// `CODE` 0 for a single-segment application: above A5 = 32 + 8, below A5 = [`BELOW_A5`],
 /// one unloaded near entry for offset 0 of segment 1.
@@ -94,7 +94,7 @@ pub fn code1(image: &FlatImage, entry: &str) -> Result<Vec<u8>> {
     }
     decode_relocs(&image.relocs, image.image.len() as u32)
         .map_err(|e| anyhow::anyhow!("bad relocation table: {e}"))?;
-    if image.image.len() % 2 != 0 {
+    if !image.image.len().is_multiple_of(2) {
         bail!("image length {} is odd", image.image.len());
     }
     let stored = image.image.len() + image.bss_len as usize;

@@ -974,7 +974,7 @@ FRRT 0 {
         for i in 0..32 {
             let row: String = (0..32)
                 .map(|j| {
-                    if i == 3 && (4..=6).contains(&j) || i == 3 && j == 10 {
+                    if i == 3 && ((4..=6).contains(&j) || j == 10) {
                         '#'
                     } else {
                         '.'

@@ -78,7 +78,7 @@ impl Default for ScsiManagerConfig {
         let seed = crate::seed::seed_from_env();
         ScsiManagerConfig {
             v43_present: true,
-            underrun_is_error: seed % 2 == 0,
+            underrun_is_error: seed.is_multiple_of(2),
             clear_qlink_at_completion: false,
             sync_wait_ticks: 60 * 60 * 10,
             timing: CompletionTiming::Seeded,

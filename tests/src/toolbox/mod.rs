@@ -20,7 +20,7 @@
 //! * [`resources`]: the application's resource fork, `_GetResource`, `_Get1Resource`,
 //!   `_ReleaseResource`, `_DetachResource`, `_ResError`.
 //! * [`quickdraw`]: `InitGraf`, ports, text and shape drawing (recorded), `InitCursor`.
-//! * [`fonts`]: `InitFonts`.
+//! * [`fonts`] — `InitFonts`.
 //! * [`windows`]: `InitWindows`, `NewWindow`/`NewCWindow`/`GetNewWindow`, updates,
 //!   `FindWindow`, `DisposeWindow`.
 //! * [`menus`]: the menu bar and scripted menu choices.
@@ -391,7 +391,7 @@ pub(crate) fn check_range(
             format!("{what}: ${addr:08X} (+{len}) is not application memory"),
         ));
     }
-    if even && addr % 2 != 0 {
+    if even && !addr.is_multiple_of(2) {
         return Err(Fault::misuse(
             word,
             format!("{what}: ${addr:08X} is odd (the Toolbox reads words there)"),

@@ -304,7 +304,7 @@ fn load_seg(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
             "CODE {seg} has a far (32-bit) header; the model loads near segments only"
         )));
     }
-    if first % 8 != 0
+    if !first.is_multiple_of(8)
         || first + 8 * count > jt_len
         || !(first..first + 8 * count).contains(&(entry - jt))
     {
