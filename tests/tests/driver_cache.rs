@@ -142,7 +142,7 @@ fn data_survives_a_power_loss_after_goodbye_and_is_lost_without_it() {
 fn settings_with_the_write_cache_off_send_no_mode_select() {
     let blob = driver_blob_with(Settings {
         write_cache: false,
-        read_ahead: 0,
+        ..Default::default()
     });
     let disk = disk_with_volumes(blob, 1, 3000);
     for cpu in CPUS {
