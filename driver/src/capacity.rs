@@ -19,8 +19,9 @@ pub enum Capacity10 {
     AskLonger { block_len: u32 },
 }
 
-/// Read the 8 bytes of READ CAPACITY(10) data.
-pub fn from_rc10(d: &[u8; 8]) -> Capacity10 {
+/// Read READ CAPACITY(10) data (its first 8 bytes) where the driver received it, in its
+/// block buffer.
+pub fn from_rc10(d: &[u8; 512]) -> Capacity10 {
     let last = u32::from_be_bytes([d[0], d[1], d[2], d[3]]);
     let block_len = u32::from_be_bytes([d[4], d[5], d[6], d[7]]);
     if last == u32::MAX {
@@ -33,12 +34,19 @@ pub fn from_rc10(d: &[u8; 8]) -> Capacity10 {
     }
 }
 
-/// Blocks served and block length from READ CAPACITY(16) data (its first 12 bytes); a disk
-/// larger than 32-bit block numbers reach is served up to block 2³² − 2.
-pub fn from_rc16(d: &[u8; 12]) -> (u32, u32) {
-    let last = u64::from_be_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]]);
+/// Blocks served and block length from READ CAPACITY(16) data (its first 12 bytes, in the
+/// driver's block buffer); a disk larger than 32-bit block numbers reach is served up to
+/// block 2³² − 2.
+pub fn from_rc16(d: &[u8; 512]) -> (u32, u32) {
+    // 32-bit halves: no 64-bit arithmetic on the 68000.
+    let high = u32::from_be_bytes([d[0], d[1], d[2], d[3]]);
+    let low = u32::from_be_bytes([d[4], d[5], d[6], d[7]]);
     let block_len = u32::from_be_bytes([d[8], d[9], d[10], d[11]]);
-    let blocks = last.saturating_add(1).min(u32::MAX as u64) as u32;
+    let blocks = if high != 0 {
+        u32::MAX
+    } else {
+        low.saturating_add(1)
+    };
     (blocks, block_len)
 }
 
@@ -46,11 +54,17 @@ pub fn from_rc16(d: &[u8; 12]) -> (u32, u32) {
 mod tests {
     use super::*;
 
+    fn buf(head: &[u8]) -> [u8; 512] {
+        let mut b = [0u8; 512];
+        b[..head.len()].copy_from_slice(head);
+        b
+    }
+
     #[test]
     fn a_saturated_rc10_asks_for_rc16() {
-        let d = [0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 2, 0];
+        let d = buf(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 2, 0]);
         assert_eq!(from_rc10(&d), Capacity10::AskLonger { block_len: 512 });
-        let d = [0xFF, 0xFF, 0xFF, 0xFE, 0, 0, 2, 0];
+        let d = buf(&[0xFF, 0xFF, 0xFF, 0xFE, 0, 0, 2, 0]);
         assert_eq!(
             from_rc10(&d),
             Capacity10::Blocks {
@@ -58,7 +72,7 @@ mod tests {
                 block_len: 512
             }
         );
-        let d = [0, 0, 0x0F, 0xFF, 0, 0, 2, 0];
+        let d = buf(&[0, 0, 0x0F, 0xFF, 0, 0, 2, 0]);
         assert_eq!(
             from_rc10(&d),
             Capacity10::Blocks {
@@ -70,18 +84,18 @@ mod tests {
 
     #[test]
     fn rc16_beyond_32_bits_is_served_up_to_what_fits() {
-        let mut d = [0u8; 12];
+        let mut d = [0u8; 512];
         d[3] = 1; // last LBA 2^32: one block past what 32 bits reach
         d[10] = 2;
         assert_eq!(from_rc16(&d), (u32::MAX, 512));
-        let mut d = [0u8; 12];
+        let mut d = [0u8; 512];
         d[4..8].copy_from_slice(&0xFFFF_FFFFu32.to_be_bytes()); // last = 2^32 − 1
         d[10] = 2;
         assert_eq!(from_rc16(&d), (u32::MAX, 512));
-        let mut d = [0u8; 12];
+        let mut d = [0u8; 512];
         d[4..8].copy_from_slice(&0x1000u32.to_be_bytes());
         d[10] = 2;
         assert_eq!(from_rc16(&d), (0x1001, 512));
-        assert_eq!(from_rc16(&[0xFF; 12]).0, u32::MAX);
+        assert_eq!(from_rc16(&buf(&[0xFF; 12])).0, u32::MAX);
     }
 }

@@ -153,10 +153,12 @@ pub fn completion_address() -> u32 {
     ferrite_scsi_completion as *const () as usize as u32
 }
 
-/// The blob's first 48 bytes: entries, magic, relocation offset and the settings block.
-pub fn blob_head() -> [u8; 48] {
-    // SAFETY: the head is 48 bytes of our own image.
-    unsafe { core::ptr::read_volatile(core::ptr::addr_of!(ferrite_blob_start)) }
+/// The blob's first 48 bytes: entries, magic, relocation offset and the settings block, read
+/// where they are (an extern static: the compiler cannot know what the formatter wrote there;
+/// a copy would cost a byte move per byte).
+pub fn blob_head() -> &'static [u8] {
+    // SAFETY: the head is 48 bytes of our own image, never written after the formatter.
+    unsafe { core::slice::from_raw_parts(core::ptr::addr_of!(ferrite_blob_start).cast::<u8>(), 48) }
 }
 
 /// Stop with a debugger message.

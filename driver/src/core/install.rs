@@ -43,7 +43,7 @@ pub(super) fn install(kind: u32, d5: u32) -> Result<(), i16> {
     g.lun = lun;
     g.use43 = mac::trap_available(ferrite_shared::mac::trap::SCSI_ATOMIC) as u8;
     // A block that fails its check: write-through (`Settings::FALLBACK`).
-    let settings = Settings::for_driver(&mac::blob_head());
+    let settings = Settings::for_driver(mac::blob_head());
     scsi_old::configure(g, &settings);
 
     if let Err(e) = bring_up(g, kind, d5, &settings) {
@@ -123,10 +123,7 @@ pub(super) fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16>
     inquiry?;
     g.removable = (g.buf[1] & 0x80 != 0) as u8;
     command(g, &scsi::read_capacity_10(), Dir::In, buf, 8)?;
-    let rc10 = [
-        g.buf[0], g.buf[1], g.buf[2], g.buf[3], g.buf[4], g.buf[5], g.buf[6], g.buf[7],
-    ];
-    let (blocks, block_len) = match capacity::from_rc10(&rc10) {
+    let (blocks, block_len) = match capacity::from_rc10(&g.buf) {
         Capacity10::Blocks { blocks, block_len } => (blocks, block_len),
         Capacity10::AskLonger { block_len } => {
             // 2^32 blocks or more: READ CAPACITY(16) for the block length it reports; the
@@ -142,10 +139,7 @@ pub(super) fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16>
             );
             g.short_ok = 0;
             match rc16 {
-                Ok(()) => capacity::from_rc16(&[
-                    g.buf[0], g.buf[1], g.buf[2], g.buf[3], g.buf[4], g.buf[5], g.buf[6], g.buf[7],
-                    g.buf[8], g.buf[9], g.buf[10], g.buf[11],
-                ]),
+                Ok(()) => capacity::from_rc16(&g.buf),
                 // A drive without READ CAPACITY(16): at least 2^32 blocks of READ
                 // CAPACITY(10)'s length.
                 Err(_) => (u32::MAX, block_len),
