@@ -131,3 +131,14 @@ fn the_cap_splits_transfers_on_the_original_scsi_manager_only() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn the_built_driver_carries_the_default_settings() {
+    let blob = driver_blob();
+    assert_eq!(Settings::read(&blob), Ok(Settings::default()));
+    assert_eq!(
+        Settings::version(&blob),
+        Ok(ferrite_shared::driver_blob::SETTINGS_VERSION)
+    );
+}
