@@ -146,7 +146,8 @@ pub(super) fn issue_async(g: &mut Globals) -> i16 {
         let cdb = scsi::start_stop_unit(true, false);
         fill_pb43(g, Slot::Async, &cdb, Dir::None, 0, 0);
     } else {
-        let n = request::next_chunk(g.active_left, chunk_cap(g));
+        // SCSI Manager 4.3 only: no cap.
+        let n = request::next_chunk(g.active_left, 0);
         g.active_chunk = n;
         let write = g.active_write != 0;
         let cdb = transfer_cdb(write, g.active_lba, n);
