@@ -141,6 +141,9 @@ map_next:
         cmp.l   %d7,%d3
         bls.s   map_loop
 map_done:
+        .ifdef  NO_XREF                 | a 4.3-era driver that never registers (tests)
+        bra.s   install_ok
+        .endif
         tst.w   gUse43(%a2)
         beq.s   install_ok
         | SCSICreateRefNumXref: PB in gBuf (44 bytes)

@@ -7,6 +7,7 @@ mod ferrite;
 
 use ferrite::*;
 use ferrite_emu::scsi::{DiskConfig, NotReadyCause};
+use ferrite_emu::scsi_manager::original::BusyAtInterrupt;
 use ferrite_emu::scsi_manager::{self, CompletionTiming};
 use ferrite_emu::start_manager::RomGeneration;
 
@@ -103,5 +104,51 @@ fn not_ready_at_interrupt_level_is_retried_later_never_waited_for() {
             assert_eq!(d0, IO_ERR, "{}: immediate, not ready", r.what());
             r.disk().inject_not_ready(0, NotReadyCause::BecomingReady);
         }
+    }
+}
+
+/// On the original SCSI Manager, a request started at interrupt level finds the bus held by
+/// the code it interrupted (`SCSIGet` → `scMgrBusyErr` for the whole interrupt): the driver
+/// must not give up (0.1.0 answered `ioErr` after its retries) but try again later, from its
+/// VBL task, until the bus is free.
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_bus_held_by_interrupted_code_is_retried_later() {
+    for cpu in CPUS {
+        let (mut r, data) = rig(cpu, RomGeneration::OriginalScsiManager);
+        let buf = r.alloc(4 * 512);
+        let pb = r.pb();
+        r.set_io(pb, 0, FS_FROM_START, 60 * 512, buf, 4 * 512);
+        let completion = r.completion();
+        r.m.write_u32(pb + IO_COMPLETION, completion);
+        scsi_manager::set_busy_at_interrupt(&mut r.m, BusyAtInterrupt::Always);
+        r.m.schedule_interrupt(
+            0,
+            2,
+            "test: _Read from an interrupt handler",
+            Box::new(move |m: &mut ferrite_emu::Machine| {
+                let d0 = m.device_call(READ | ASYNC, pb)? as i16;
+                assert_eq!(d0, 0);
+                Ok(())
+            }),
+        );
+        let t0 = r.m.ticks();
+        r.m.idle_until(|m| m.ticks() >= t0 + 100, 200, "100 ticks")
+            .unwrap();
+        assert_eq!(
+            r.m.read_u16(pb + PB_DONE_COUNT),
+            0,
+            "{}: still waiting for the bus",
+            r.what()
+        );
+        scsi_manager::set_busy_at_interrupt(&mut r.m, BusyAtInterrupt::Never);
+        r.wait_completions(&[pb]);
+        assert_eq!(r.m.read_u16(pb + PB_DONE_D0), 0, "{}", r.what());
+        assert_eq!(
+            r.m.read_bytes(buf, 4 * 512),
+            data[60 * 512..64 * 512],
+            "{}",
+            r.what()
+        );
     }
 }

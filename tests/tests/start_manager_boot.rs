@@ -145,3 +145,40 @@ fn a_disk_the_rom_refuses_is_skipped_and_the_scan_goes_on() {
     assert!(matches!(by_id(0), ScanOutcome::NoDevice));
     assert_eq!(report.volumes.len(), 1, "{report}");
 }
+
+/// A driver entered at +8 that registers no cross-reference: what a real 4.3 ROM does is not
+/// documented, so the model keeps it and warns in the boot report (or, with `require_xref`,
+/// treats it as no driver).
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn a_43_driver_without_a_cross_reference_boots_with_a_warning() {
+    let src = format!(
+        "        .set    NO_XREF, 1\n{}",
+        include_str!("../asm/boot_test_driver.S")
+    );
+    let img = retro68_build::asm::assemble_flat("boot_test_driver", &src).expect("assembles");
+    let disk = TestDisk::new(img.image);
+    let (image, _) = disk.build();
+    for require in [false, true] {
+        let mut m = machine(CpuModel::M68040, RomGeneration::ScsiManager43);
+        attach(&mut m, 3, &image);
+        let mut cfg = BootConfig::new(RomGeneration::ScsiManager43);
+        cfg.require_xref = require;
+        let report = boot(&mut m, &cfg).unwrap();
+        if require {
+            assert!(
+                matches!(&report.scan.iter().find(|(id, _)| *id == 3).unwrap().1,
+                    ScanOutcome::Failed(w) if w.contains("cross-reference")),
+                "{report}"
+            );
+        } else {
+            let d: Vec<_> = report.drivers().collect();
+            assert_eq!(d.len(), 1, "{report}");
+            assert_eq!(d[0].ref_num, None);
+            assert_eq!(report.warnings.len(), 1, "{report}");
+            assert!(report.warnings[0].contains("registered no refNum cross-reference"));
+            assert!(format!("{report}").contains("Warning: the driver for ID 3"));
+            assert_eq!(report.drives.len(), 1, "the drive is there: {report}");
+        }
+    }
+}

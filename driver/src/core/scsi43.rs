@@ -43,7 +43,7 @@ pub(super) fn fill_pb43(g: &mut Globals, slot: Slot, cdb: &[u8], dir: Dir, data:
     };
     let (bus, target, lun, dce) = (g.bus, g.target, g.lun, g.dce);
     let (p, sense) = parts(g, slot);
-    sense.fill(0);
+    sense[..SENSE_LEN as usize].fill(0);
     let sense = sense.as_mut_ptr() as u32;
     *p = ScsiExecIoPb::new_zeroed();
     p.scsi_pb_length

@@ -53,6 +53,9 @@ pub struct ScsiManagerConfig {
     pub timing: CompletionTiming,
     /// The seed of this configuration's random choices (`FERRITE_SEED`, see [`crate::seed`]).
     pub seed: u64,
+    /// Whether `SCSIGet` at interrupt level finds the bus held by interrupted mainline code
+    /// (see [`original::BusyAtInterrupt`]); default seeded.
+    pub busy_at_interrupt: original::BusyAtInterrupt,
 }
 
 /// When SCSI Manager 4.3 completes an `SCSIExecIO` that has started on the bus.
@@ -80,6 +83,7 @@ impl Default for ScsiManagerConfig {
             sync_wait_ticks: 60 * 60 * 10,
             timing: CompletionTiming::Seeded,
             seed,
+            busy_at_interrupt: original::BusyAtInterrupt::Seeded,
         }
     }
 }
@@ -151,6 +155,11 @@ pub fn v43_present(m: &mut Machine) -> bool {
 /// to stay in flight pins [`CompletionTiming::BusTime`]).
 pub fn set_completion_timing(m: &mut Machine, timing: CompletionTiming) {
     state(m).config.timing = timing;
+}
+
+/// Change whether `SCSIGet` at interrupt level finds the bus held, from now on.
+pub fn set_busy_at_interrupt(m: &mut Machine, busy: original::BusyAtInterrupt) {
+    state(m).config.busy_at_interrupt = busy;
 }
 
 /// The configuration in force.

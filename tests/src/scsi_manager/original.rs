@@ -97,6 +97,62 @@ pub const STAT_SEL: u16 = 0x02;
 pub(crate) struct OldState {
     /// `SCSISelAtn` just selected: one `SCSIMsgOut` may follow.
     msg_out_allowed: bool,
+    /// The interrupt (retrace, depth, deliveries) the last busy-at-interrupt decision was
+    /// made for, and the decision: one interrupt sees one answer.
+    busy_decision: Option<((u32, u32, u64), bool)>,
+    rng: Option<crate::seed::Rng>,
+}
+
+/// The seed stream of the original manager's choices.
+const SEED_STREAM: u64 = 0x01D5;
+
+/// Whether code at interrupt level finds the bus held by the code it interrupted.
+///
+/// Mainline code (an application, a foreign driver's synchronous transaction) holds the bus
+/// from `SCSIGet` to `SCSIComplete`; an interrupt handler that calls `SCSIGet` meanwhile gets
+/// `scMgrBusyErr`, and keeps getting it until it returns, since the holder cannot go on
+/// until then (Inside Macintosh: Devices, "SCSI Manager": the original manager is not
+/// re-entrant). The model has no second client on the bus, so it draws, per interrupt, whether
+/// one was interrupted mid-transaction ([`BusyAtInterrupt::Seeded`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BusyAtInterrupt {
+    /// Only the model's own bus state decides.
+    Never,
+    /// Every interrupt finds the bus held (tests).
+    Always,
+    /// A quarter of the interrupts, drawn with the seed.
+    Seeded,
+}
+
+fn busy_at_interrupt(m: &mut Machine) -> bool {
+    if !m.at_interrupt_level() {
+        return false;
+    }
+    let policy = state(m).config.busy_at_interrupt;
+    let seed = state(m).config.seed;
+    match policy {
+        BusyAtInterrupt::Never => false,
+        BusyAtInterrupt::Always => true,
+        BusyAtInterrupt::Seeded => {
+            let key = (
+                m.retraces(),
+                m.interrupts().depth_now(),
+                m.interrupts_delivered(),
+            );
+            let old = &mut state(m).old;
+            if let Some((k, busy)) = old.busy_decision
+                && k == key
+            {
+                return busy;
+            }
+            let rng = old
+                .rng
+                .get_or_insert_with(|| crate::seed::Rng::new(seed, SEED_STREAM));
+            let busy = rng.below(4) == 0;
+            old.busy_decision = Some((key, busy));
+            busy
+        }
+    }
 }
 
 pub(crate) fn install(m: &mut Machine) {
@@ -170,8 +226,9 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
             NO_ERR
         }
         SCSI_GET => {
+            let interrupted_holder = busy_at_interrupt(m);
             let st = state(m);
-            if st.bus.phase() != BusPhase::BusFree || st.sim.busy() {
+            if st.bus.phase() != BusPhase::BusFree || st.sim.busy() || interrupted_holder {
                 SC_MGR_BUSY_ERR
             } else {
                 st.bus.arbitrate().expect("bus free");
