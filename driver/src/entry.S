@@ -35,12 +35,15 @@ blob_reloc_offset:
         .type   ferrite_settings,@object
 ferrite_settings:
         .ascii  "FSET"                  | +0 magic
-        .word   1                       | +4 settings version
+        .word   2                       | +4 settings version (1: no transfer settings)
         .word   32                      | +6 size of the block
         .long   0x00000001              | +8 flags: bit 0 = enable the drive's write cache
         .word   0                       | +12 read-ahead blocks (0 = leave the drive's setting)
-        .word   0                       | +14 reserved
-        .long   0, 0, 0                 | +16..27 reserved
+        .byte   0                       | +14 transfer mode: 0 auto, 1 blind, 2 polled
+        .byte   0                       | +15 reserved
+        .word   128                     | +16 most blocks per original-SCSI-Manager command (0 = no cap)
+        .word   0                       | +18 reserved
+        .long   0, 0                    | +20..27 reserved
         .byte   0, 1, 0, 0              | +28 driver version: major, minor, patch, 0 (= Cargo.toml)
         .size   ferrite_settings, 32
 

@@ -14,6 +14,8 @@ pub struct GestaltInfo {
     pub removable: bool,
     pub target: u8,
     pub lun: u8,
+    /// The asked drive's partition (its map entry, 1 = the first; 0 = not one of ours).
+    pub partition: u8,
     /// The drive's write cache is on (so 'flus' matters).
     pub write_cache: bool,
     /// Address of the driver (for 'purg').
@@ -38,8 +40,12 @@ pub fn respond(selector: u32, i: &GestaltInfo) -> Option<[u32; 2]> {
         ],
         b"intf" => [ostype(b"scsi"), 0],
         b"sync" => [0, 0],
-        // DriverGestaltBootResponse {extDev = target<<3 | LUN, partition 0, slot 0, sRsrc 0}.
-        b"boot" => [(((i.target as u32) << 3) | (i.lun as u32 & 7)) << 24, 0],
+        // DriverGestaltBootResponse {extDev = target<<3 | LUN, partition, slot 0, sRsrc 0}:
+        // the value the Startup Disk control panel stores in PRAM for this drive.
+        b"boot" => [
+            (((i.target as u32) << 3) | (i.lun as u32 & 7)) << 24 | (i.partition as u32) << 16,
+            0,
+        ],
         b"wide" => [TRUE, 0],
         // purgePermission 0 (never purge), reserved, driver pointer.
         b"purg" => [0, i.driver],
@@ -65,6 +71,7 @@ mod tests {
         removable: false,
         target: 3,
         lun: 0,
+        partition: 0,
         write_cache: true,
         driver: 0x1234,
     };
@@ -83,6 +90,8 @@ mod tests {
         }
         assert_eq!(respond(ostype(b"xxxx"), &I), None);
         assert_eq!(respond(ostype(b"boot"), &I), Some([3 << 27, 0]));
+        let p = GestaltInfo { partition: 4, ..I };
+        assert_eq!(respond(ostype(b"boot"), &p), Some([3 << 27 | 4 << 16, 0]));
         assert_eq!(respond(ostype(b"devt"), &I), Some([ostype(b"disk"), 0]));
         assert_eq!(respond(ostype(b"flus"), &I), Some([0x0101_0000, 0]));
         assert_eq!(respond(ostype(b"purg"), &I), Some([0, 0x1234]));

@@ -145,6 +145,28 @@ ferrite_vinstall:
         .short  0xA033                  | _VInstall
         ext.l   %d0
         rts
+| i16 ferrite_drvr_remove(i16 refnum)
+        .globl  ferrite_drvr_remove
+ferrite_drvr_remove:
+        move.l  4(%sp),%d0
+        .short  0xA03E                  | _DrvrRemove
+        ext.l   %d0
+        rts
+| i16 ferrite_dispose_ptr(void *p)
+        .globl  ferrite_dispose_ptr
+ferrite_dispose_ptr:
+        move.l  4(%sp),%a0
+        .short  0xA01F                  | _DisposePtr
+        ext.l   %d0
+        rts
+| i16 ferrite_dequeue(void *element, void *queue_header)
+        .globl  ferrite_dequeue
+ferrite_dequeue:
+        move.l  4(%sp),%a0
+        move.l  8(%sp),%a1
+        .short  0xA96E                  | _Dequeue
+        ext.l   %d0
+        rts
 | bool ferrite_trap_available(u16 trap): the trap's address differs from _Unimplemented's.
         .globl  ferrite_trap_available
 ferrite_trap_available:

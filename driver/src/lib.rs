@@ -9,6 +9,7 @@
 //! * [`request`] — Prime positions and lengths → checked SCSI transfers.
 //! * [`sense`] — status and sense → retry or a Mac error.
 //! * [`partition`] — the partition map → drives.
+//! * [`capacity`] — READ CAPACITY(10)/(16) → the blocks served.
 //! * [`cache`] — the caching mode page → MODE SELECT enabling the write cache.
 //! * [`gestalt`] — DriverGestalt answers.
 //! * `core` (68k only) — install, the Device Manager entries, the SCSI transports.
@@ -16,6 +17,7 @@
 #![no_std]
 
 pub mod cache;
+pub mod capacity;
 pub mod gestalt;
 pub mod partition;
 pub mod request;

@@ -16,6 +16,9 @@ unsafe extern "C" {
     fn ferrite_scsi_completion();
     fn ferrite_vbl_task();
     fn ferrite_vinstall(task: u32) -> i32;
+    fn ferrite_drvr_remove(ref_num: i32) -> i32;
+    fn ferrite_dispose_ptr(p: u32) -> i32;
+    fn ferrite_dequeue(element: u32, header: u32) -> i32;
     fn ferrite_delay(ticks: u32);
     static ferrite_drvr_header: u8;
     static ferrite_blob_start: [u8; 48];
@@ -26,6 +29,10 @@ pub mod lowmem {
     pub const UTABLE_BASE: u32 = 0x11C;
     pub const UNIT_NTRY_CNT: u32 = 0x1D2;
     pub const DRV_Q_HEAD: u32 = 0x30A;
+    /// The drive queue header (`DrvQHdr`; `DRV_Q_HEAD` is its `qHead`).
+    pub const DRV_Q_HDR: u32 = 0x308;
+    /// `CPUFlag` (byte): 0 = 68000, 1 = 68010, 2 = 68020, 3 = 68030, 4 = 68040.
+    pub const CPU_FLAG: u32 = 0x12F;
 }
 
 /// Read a big-endian (native) long from guest memory.
@@ -39,6 +46,30 @@ pub fn peek32(addr: u32) -> u32 {
 pub fn peek16(addr: u32) -> u16 {
     // SAFETY: as `peek32`.
     unsafe { core::ptr::read_volatile(addr as *const u16) }
+}
+
+/// Read a byte.
+pub fn peek8(addr: u32) -> u8 {
+    // SAFETY: as `peek32`.
+    unsafe { core::ptr::read_volatile(addr as *const u8) }
+}
+
+/// `_DrvrRemove` of the driver under `ref_num` (its DCE must not be marked open).
+pub fn drvr_remove(ref_num: i16) -> i16 {
+    // SAFETY: trap glue.
+    unsafe { ferrite_drvr_remove(ref_num as i32) as i16 }
+}
+
+/// `_DisposePtr`.
+pub fn dispose_ptr(p: u32) -> i16 {
+    // SAFETY: trap glue; `p` is a block we allocated and no longer use.
+    unsafe { ferrite_dispose_ptr(p) as i16 }
+}
+
+/// `_Dequeue` of `element` from the queue whose header is at `header`.
+pub fn dequeue(element: u32, header: u32) -> i16 {
+    // SAFETY: trap glue.
+    unsafe { ferrite_dequeue(element, header) as i16 }
 }
 
 /// `_NewPtr SYS CLEAR`.
@@ -122,10 +153,12 @@ pub fn completion_address() -> u32 {
     ferrite_scsi_completion as *const () as usize as u32
 }
 
-/// The blob's first 48 bytes: entries, magic, relocation offset and the settings block.
-pub fn blob_head() -> [u8; 48] {
-    // SAFETY: the head is 48 bytes of our own image.
-    unsafe { core::ptr::read_volatile(core::ptr::addr_of!(ferrite_blob_start)) }
+/// The blob's first 48 bytes: entries, magic, relocation offset and the settings block, read
+/// where they are (an extern static: the compiler cannot know what the formatter wrote there;
+/// a copy would cost a byte move per byte).
+pub fn blob_head() -> &'static [u8] {
+    // SAFETY: the head is 48 bytes of our own image, never written after the formatter.
+    unsafe { core::slice::from_raw_parts(core::ptr::addr_of!(ferrite_blob_start).cast::<u8>(), 48) }
 }
 
 /// Stop with a debugger message.

@@ -40,9 +40,15 @@ pub fn plan(extent: Extent, pos: u64, count: u32) -> Result<Transfer, i16> {
     Ok(Transfer { lba, blocks: n })
 }
 
-/// Blocks in the next command of a transfer with `remaining` blocks.
-pub fn next_chunk(remaining: u32) -> u32 {
-    remaining.min(MAX_BLOCKS_10)
+/// Blocks in the next command of a transfer with `remaining` blocks, at most `cap` per
+/// command (0 = no cap beyond READ(10)/WRITE(10)'s own).
+pub fn next_chunk(remaining: u32, cap: u32) -> u32 {
+    let max = if cap == 0 {
+        MAX_BLOCKS_10
+    } else {
+        cap.min(MAX_BLOCKS_10)
+    };
+    remaining.min(max)
 }
 
 #[cfg(test)]
@@ -118,7 +124,16 @@ mod tests {
 
     #[test]
     fn chunks_stop_at_the_read10_limit() {
-        assert_eq!(next_chunk(70_000), 65_535);
-        assert_eq!(next_chunk(3), 3);
+        assert_eq!(next_chunk(70_000, 0), 65_535);
+        assert_eq!(next_chunk(3, 0), 3);
+    }
+
+    #[test]
+    fn a_cap_splits_transfers() {
+        assert_eq!(next_chunk(300, 128), 128);
+        assert_eq!(next_chunk(128, 128), 128);
+        assert_eq!(next_chunk(44, 128), 44);
+        assert_eq!(next_chunk(70_000, 100_000), 65_535);
+        assert_eq!(next_chunk(1, 1), 1);
     }
 }

@@ -48,6 +48,18 @@ impl Scratch {
         std::fs::write(&path, b).unwrap();
         path.to_str().unwrap().into()
     }
+    /// A stand-in Ferrite driver with a version-2 settings block (transfer mode auto, cap
+    /// 128), as `entry.S` has it.
+    fn fake_ferrite_v2(&self, len: usize) -> String {
+        let path = self.fake_ferrite(len, true);
+        let mut b = std::fs::read(&path).unwrap();
+        b[20..22].copy_from_slice(&2u16.to_be_bytes());
+        b[32..34].copy_from_slice(&128u16.to_be_bytes());
+        assert_eq!(Settings::read(&b).unwrap().max_blocks_old, 128);
+        let path = self.path(&format!("ferrite-v2-{len}.drvr"));
+        std::fs::write(&path, b).unwrap();
+        path.to_str().unwrap().into()
+    }
     /// A stand-in Ferrite Setup ([`test_app`]) as MacBinary II; returns its path.
     fn setup_app(&self) -> String {
         let path = self.path("Test Setup.bin");
@@ -1046,6 +1058,94 @@ fn write_cache_setting_is_written_into_the_driver() {
 }
 
 #[test]
+fn transfer_settings_are_written_shown_and_kept() {
+    use ferrite_shared::driver_blob::TransferMode;
+    let s = Scratch::new("transfer");
+    let drv = s.fake_ferrite_v2(9000);
+    let init = |extra: &[&str]| {
+        let mut args = vec!["init", "d.hda", "--size", "8M", "--driver", &drv];
+        args.extend_from_slice(&["--no-setup-app", "--force"]);
+        args.extend_from_slice(extra);
+        ok(&s, &args)
+    };
+    let on_disk = || Settings::read(&driver_on_disk(&s.path("d.hda"))).unwrap();
+    init(&[]);
+    assert_eq!(on_disk().transfer, TransferMode::Auto);
+    assert_eq!(on_disk().max_blocks_old, 128);
+    init(&["--transfer-mode", "polled", "--max-blocks", "64"]);
+    assert_eq!(on_disk().transfer, TransferMode::Polled);
+    assert_eq!(on_disk().max_blocks_old, 64);
+    let info = ok(&s, &["info", "d.hda"]);
+    assert!(
+        info.contains("transfer mode polled") && info.contains("at most 64 blocks per command"),
+        "{info}"
+    );
+    assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
+    // An update keeps them; options change them.
+    let drv2 = s.fake_ferrite_v2(9500);
+    ok(&s, &["install-driver", "d.hda", "--driver", &drv2]);
+    assert_eq!(
+        (on_disk().transfer, on_disk().max_blocks_old),
+        (TransferMode::Polled, 64)
+    );
+    let out = ok(
+        &s,
+        &[
+            "install-driver",
+            "d.hda",
+            "--driver",
+            &drv2,
+            "--transfer-mode",
+            "blind",
+            "--max-blocks",
+            "0",
+        ],
+    );
+    assert!(out.contains("transfer mode blind, no cap"), "{out}");
+    assert_eq!(
+        (on_disk().transfer, on_disk().max_blocks_old),
+        (TransferMode::Blind, 0)
+    );
+    // A driver from before the transfer settings (settings block version 1) cannot take them.
+    let v1 = s.fake_ferrite(9000, true);
+    let err = fails(
+        &s,
+        &[
+            "init",
+            "e.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &v1,
+            "--no-setup-app",
+            "--transfer-mode",
+            "polled",
+        ],
+    );
+    assert!(err.contains("predates the transfer-mode settings"), "{err}");
+    fails(
+        &s,
+        &["init", "e.hda", "--size", "8M", "--transfer-mode", "fast"],
+    );
+    // Over a version-1 driver, the new driver starts with its own transfer defaults.
+    ok(
+        &s,
+        &[
+            "init",
+            "f.hda",
+            "--size",
+            "8M",
+            "--driver",
+            &v1,
+            "--no-setup-app",
+        ],
+    );
+    ok(&s, &["install-driver", "f.hda", "--driver", &drv2]);
+    let f = Settings::read(&driver_on_disk(&s.path("f.hda"))).unwrap();
+    assert_eq!((f.transfer, f.max_blocks_old), (TransferMode::Auto, 128));
+}
+
+#[test]
 fn add_plain_files_get_type_and_creator_from_the_extension() {
     let s = Scratch::new("add-plain");
     let drv = s.fake_ferrite(9000, true);
@@ -1420,7 +1520,7 @@ fn install_driver_over_a_third_party_driver_keeps_the_volumes() {
     let drv = s.fake_ferrite(12_000, true);
     let out = ok(&s, &["install-driver", "d.hda", "--driver", &drv]);
     assert!(
-        out.contains("installed") && out.contains("write cache: on"),
+        out.contains("installed") && out.contains("driver settings: write cache on"),
         "{out}"
     );
     assert_eq!(

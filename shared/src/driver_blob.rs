@@ -33,10 +33,74 @@ pub fn driver_version(blob: &[u8]) -> Option<[u8; 3]> {
 
 /// Settings block magic "FSET".
 pub const SETTINGS_MAGIC: [u8; 4] = *b"FSET";
-/// Settings block version this code reads and writes.
-pub const SETTINGS_VERSION: u16 = 1;
+/// Settings block version this code writes. Version 1 (write cache, read-ahead) is still
+/// read: its transfer fields read as [`TransferMode::Auto`] with no cap.
+pub const SETTINGS_VERSION: u16 = 2;
 /// Flag bit: enable the drive's write cache at open.
 pub const FLAG_WRITE_CACHE: u32 = 1;
+/// Offset in the block of the transfer mode byte (version 2).
+pub const TRANSFER_MODE_AT: usize = 14;
+/// Offset in the block of the big-endian word: most blocks per command on the original SCSI
+/// Manager, 0 = no cap (version 2).
+pub const MAX_BLOCKS_OLD_AT: usize = 16;
+/// The cap a new driver carries: 128 blocks (64 KB) per command on the original SCSI
+/// Manager. QEMU's Quadra 800 is reported to hang in the ROM's polled `SCSIWrite` past about
+/// 256 blocks in one transfer; half of that leaves a margin, and 64 KB commands cost a real
+/// disk almost nothing (`docs/driver.md`, "Transfer mode").
+pub const DEFAULT_MAX_BLOCKS_OLD: u16 = 128;
+
+/// How the driver moves data on the original SCSI Manager (SCSI Manager 4.3 moves it itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TransferMode {
+    /// Polled on a 68000 Mac (its 5380 has no hardware handshake for blind transfers),
+    /// blind elsewhere.
+    #[default]
+    Auto,
+    /// `SCSIRBlind`/`SCSIWBlind` on every Mac.
+    Blind,
+    /// `SCSIRead`/`SCSIWrite` (the SCSI Manager polls every byte's handshake).
+    Polled,
+}
+
+impl TransferMode {
+    /// The byte stored in the settings block.
+    pub const fn code(self) -> u8 {
+        match self {
+            TransferMode::Auto => 0,
+            TransferMode::Blind => 1,
+            TransferMode::Polled => 2,
+        }
+    }
+
+    /// The mode of a stored byte (`None`: unknown).
+    pub const fn from_code(b: u8) -> Option<TransferMode> {
+        match b {
+            0 => Some(TransferMode::Auto),
+            1 => Some(TransferMode::Blind),
+            2 => Some(TransferMode::Polled),
+            _ => None,
+        }
+    }
+
+    /// Whether the driver starts with blind transfers on a Mac whose CPU is a 68000
+    /// (`cpu_68000`) or not. Blind transfers fall back to polled ones after a failure.
+    pub const fn starts_blind(self, cpu_68000: bool) -> bool {
+        match self {
+            TransferMode::Auto => !cpu_68000,
+            TransferMode::Blind => true,
+            TransferMode::Polled => false,
+        }
+    }
+
+    /// The name used on the command line and by `ferrite info`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TransferMode::Auto => "auto",
+            TransferMode::Blind => "blind",
+            TransferMode::Polled => "polled",
+        }
+    }
+}
 
 /// The settings a user can change without rebuilding the driver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +108,10 @@ pub struct Settings {
     pub write_cache: bool,
     /// Read-ahead in blocks (0 = leave the drive's own setting).
     pub read_ahead: u16,
+    /// Blind or polled transfers on the original SCSI Manager.
+    pub transfer: TransferMode,
+    /// Most blocks per command on the original SCSI Manager (0 = no cap).
+    pub max_blocks_old: u16,
 }
 
 impl Default for Settings {
@@ -51,19 +119,55 @@ impl Default for Settings {
         Settings {
             write_cache: true,
             read_ahead: 0,
+            transfer: TransferMode::Auto,
+            max_blocks_old: DEFAULT_MAX_BLOCKS_OLD,
         }
     }
 }
 
-/// Why a blob's settings block cannot be read.
+/// Why a blob's settings block cannot be read or written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SettingsError {
     TooShort,
     NotAFerriteDriver,
     UnknownVersion(u16),
+    /// The transfer-mode byte holds no known mode.
+    UnknownTransferMode(u8),
+    /// The block is version 1, which has no room for these settings (an older driver).
+    OlderDriver,
+}
+
+impl core::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            SettingsError::TooShort => write!(f, "the driver is too short for a settings block"),
+            SettingsError::NotAFerriteDriver => write!(f, "not a Ferrite driver"),
+            SettingsError::UnknownVersion(v) => write!(f, "settings block version {v} is unknown"),
+            SettingsError::UnknownTransferMode(b) => write!(f, "transfer mode {b} is unknown"),
+            SettingsError::OlderDriver => write!(
+                f,
+                "this Ferrite driver predates the transfer-mode settings (settings block version 1)"
+            ),
+        }
+    }
 }
 
 impl Settings {
+    /// What the driver uses when its settings block fails the check: everything as by
+    /// default except the write cache, which stays as the drive has it (write-through is the
+    /// safe reading of a block the driver cannot trust).
+    pub const FALLBACK: Settings = Settings {
+        write_cache: false,
+        read_ahead: 0,
+        transfer: TransferMode::Auto,
+        max_blocks_old: DEFAULT_MAX_BLOCKS_OLD,
+    };
+
+    /// The settings the driver runs with: the block's, or [`Settings::FALLBACK`].
+    pub fn for_driver(blob: &[u8]) -> Settings {
+        Settings::read(blob).unwrap_or(Settings::FALLBACK)
+    }
+
     /// Read the settings block of `blob`.
     pub fn read(blob: &[u8]) -> Result<Settings, SettingsError> {
         let b = blob
@@ -73,19 +177,40 @@ impl Settings {
             return Err(SettingsError::NotAFerriteDriver);
         }
         let version = u16::from_be_bytes([b[4], b[5]]);
-        if version != SETTINGS_VERSION {
+        if version != 1 && version != SETTINGS_VERSION {
             return Err(SettingsError::UnknownVersion(version));
         }
         let flags = u32::from_be_bytes([b[8], b[9], b[10], b[11]]);
-        Ok(Settings {
+        let mut s = Settings {
             write_cache: flags & FLAG_WRITE_CACHE != 0,
             read_ahead: u16::from_be_bytes([b[12], b[13]]),
-        })
+            transfer: TransferMode::Auto,
+            max_blocks_old: 0,
+        };
+        if version >= 2 {
+            let mode = b[TRANSFER_MODE_AT];
+            s.transfer =
+                TransferMode::from_code(mode).ok_or(SettingsError::UnknownTransferMode(mode))?;
+            s.max_blocks_old = u16::from_be_bytes([b[MAX_BLOCKS_OLD_AT], b[MAX_BLOCKS_OLD_AT + 1]]);
+        }
+        Ok(s)
     }
 
-    /// Write these settings into `blob` (which must already hold a version-1 block).
-    pub fn write(&self, blob: &mut [u8]) -> Result<(), SettingsError> {
+    /// The version of `blob`'s settings block (it must read).
+    pub fn version(blob: &[u8]) -> Result<u16, SettingsError> {
         Settings::read(blob)?;
+        let at = SETTINGS_OFFSET + 4;
+        Ok(u16::from_be_bytes([blob[at], blob[at + 1]]))
+    }
+
+    /// Write these settings into `blob` (which must already hold a readable block). A
+    /// version-1 block takes only the write cache and read-ahead, and refuses transfer
+    /// settings other than what its driver does (auto, no cap).
+    pub fn write(&self, blob: &mut [u8]) -> Result<(), SettingsError> {
+        let version = Settings::version(blob)?;
+        if version == 1 && (self.transfer != TransferMode::Auto || self.max_blocks_old != 0) {
+            return Err(SettingsError::OlderDriver);
+        }
         let b = &mut blob[SETTINGS_OFFSET..SETTINGS_OFFSET + SETTINGS_LEN];
         let mut flags = u32::from_be_bytes([b[8], b[9], b[10], b[11]]) & !FLAG_WRITE_CACHE;
         if self.write_cache {
@@ -93,6 +218,114 @@ impl Settings {
         }
         b[8..12].copy_from_slice(&flags.to_be_bytes());
         b[12..14].copy_from_slice(&self.read_ahead.to_be_bytes());
+        if version >= 2 {
+            b[TRANSFER_MODE_AT] = self.transfer.code();
+            b[MAX_BLOCKS_OLD_AT..MAX_BLOCKS_OLD_AT + 2]
+                .copy_from_slice(&self.max_blocks_old.to_be_bytes());
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A blob head with a settings block of `version` and the given transfer bytes.
+    fn blob(version: u16, flags: u32, mode: u8, cap: u16) -> [u8; 64] {
+        let mut b = [0u8; 64];
+        b[MAGIC_OFFSET..MAGIC_OFFSET + 4].copy_from_slice(&MAGIC);
+        let s = &mut b[SETTINGS_OFFSET..SETTINGS_OFFSET + SETTINGS_LEN];
+        s[0..4].copy_from_slice(&SETTINGS_MAGIC);
+        s[4..6].copy_from_slice(&version.to_be_bytes());
+        s[6..8].copy_from_slice(&(SETTINGS_LEN as u16).to_be_bytes());
+        s[8..12].copy_from_slice(&flags.to_be_bytes());
+        s[TRANSFER_MODE_AT] = mode;
+        s[MAX_BLOCKS_OLD_AT..MAX_BLOCKS_OLD_AT + 2].copy_from_slice(&cap.to_be_bytes());
+        b
+    }
+
+    #[test]
+    fn version_2_round_trips_every_mode_and_cap() {
+        for mode in [
+            TransferMode::Auto,
+            TransferMode::Blind,
+            TransferMode::Polled,
+        ] {
+            for cap in [0, 1, 128, 65_535] {
+                let mut b = blob(2, 1, 0, 0);
+                let s = Settings {
+                    write_cache: false,
+                    read_ahead: 7,
+                    transfer: mode,
+                    max_blocks_old: cap,
+                };
+                s.write(&mut b).unwrap();
+                assert_eq!(Settings::read(&b), Ok(s));
+                assert_eq!(b[SETTINGS_OFFSET + TRANSFER_MODE_AT], mode.code());
+            }
+        }
+    }
+
+    #[test]
+    fn a_version_1_block_reads_as_auto_without_a_cap() {
+        let b = blob(1, 1, 0, 0);
+        let s = Settings::read(&b).unwrap();
+        assert_eq!(s.transfer, TransferMode::Auto);
+        assert_eq!(s.max_blocks_old, 0);
+        assert!(s.write_cache);
+    }
+
+    #[test]
+    fn a_version_1_block_takes_only_what_its_driver_knows() {
+        let mut b = blob(1, 1, 0, 0);
+        let mut s = Settings::read(&b).unwrap();
+        s.write_cache = false;
+        s.write(&mut b).unwrap();
+        assert!(!Settings::read(&b).unwrap().write_cache);
+        s.transfer = TransferMode::Polled;
+        assert_eq!(s.write(&mut b), Err(SettingsError::OlderDriver));
+        s.transfer = TransferMode::Auto;
+        s.max_blocks_old = 128;
+        assert_eq!(s.write(&mut b), Err(SettingsError::OlderDriver));
+        assert_eq!(
+            b[SETTINGS_OFFSET + MAX_BLOCKS_OLD_AT + 1],
+            0,
+            "nothing written"
+        );
+    }
+
+    #[test]
+    fn a_block_that_fails_its_check_means_write_through() {
+        let mut bad_magic = blob(2, 1, 0, 128);
+        bad_magic[SETTINGS_OFFSET] = b'X';
+        let future = blob(3, 1, 0, 128);
+        let bad_mode = blob(2, 1, 9, 128);
+        assert_eq!(
+            Settings::read(&bad_mode),
+            Err(SettingsError::UnknownTransferMode(9))
+        );
+        for b in [&bad_magic[..], &future[..], &bad_mode[..], &bad_magic[..20]] {
+            let s = Settings::for_driver(b);
+            assert_eq!(s, Settings::FALLBACK);
+            assert!(!s.write_cache);
+        }
+        assert!(Settings::for_driver(&blob(2, 1, 0, 128)).write_cache);
+    }
+
+    #[test]
+    fn auto_is_polled_only_on_a_68000() {
+        assert!(!TransferMode::Auto.starts_blind(true));
+        assert!(TransferMode::Auto.starts_blind(false));
+        assert!(TransferMode::Blind.starts_blind(true));
+        assert!(!TransferMode::Polled.starts_blind(false));
+        for m in [
+            TransferMode::Auto,
+            TransferMode::Blind,
+            TransferMode::Polled,
+        ] {
+            assert_eq!(TransferMode::from_code(m.code()), Some(m));
+        }
+        assert_eq!(TransferMode::from_code(3), None);
     }
 }

@@ -22,7 +22,12 @@ pub mod op {
     pub const SYNCHRONIZE_CACHE_10: u8 = 0x35;
     pub const MODE_SELECT_10: u8 = 0x55;
     pub const MODE_SENSE_10: u8 = 0x5A;
+    /// SERVICE ACTION IN(16); READ CAPACITY(16) is its service action 10h (SBC-2).
+    pub const SERVICE_ACTION_IN_16: u8 = 0x9E;
 }
+
+/// Service action of READ CAPACITY(16) under SERVICE ACTION IN(16) (SBC-2).
+pub const SA_READ_CAPACITY_16: u8 = 0x10;
 
 /// Status bytes.
 pub mod status {
@@ -72,6 +77,17 @@ pub fn inquiry(alloc: u8) -> [u8; 6] {
 /// READ CAPACITY(10).
 pub fn read_capacity_10() -> [u8; 10] {
     [op::READ_CAPACITY_10, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+}
+
+/// READ CAPACITY(16) (SBC-2: SERVICE ACTION IN(16), service action 10h) with allocation
+/// length `alloc` (bytes 10–13); the data's first 12 bytes are the last LBA (8 bytes) and the
+/// block length (4 bytes).
+pub fn read_capacity_16(alloc: u8) -> [u8; 16] {
+    let mut c = [0u8; 16];
+    c[0] = op::SERVICE_ACTION_IN_16;
+    c[1] = SA_READ_CAPACITY_16;
+    c[13] = alloc;
+    c
 }
 
 fn rw10(opcode: u8, flags: u8, lba: u32, blocks: u16) -> [u8; 10] {

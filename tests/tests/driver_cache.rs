@@ -142,7 +142,7 @@ fn data_survives_a_power_loss_after_goodbye_and_is_lost_without_it() {
 fn settings_with_the_write_cache_off_send_no_mode_select() {
     let blob = driver_blob_with(Settings {
         write_cache: false,
-        read_ahead: 0,
+        ..Default::default()
     });
     let disk = disk_with_volumes(blob, 1, 3000);
     for cpu in CPUS {
@@ -152,6 +152,32 @@ fn settings_with_the_write_cache_off_send_no_mode_select() {
             assert_eq!(r.disk().opcode_count(MODE_SELECT_6), 0, "{w}");
             assert!(!r.disk().write_cache_enabled(), "{w}");
             let data = write_pattern(&mut r, 10, 0x44);
+            assert_eq!(r.disk().cached_blocks(), 0, "{w}: written through");
+            r.disk().power_loss();
+            let lba = r.lba(0, 10 * 512);
+            assert_eq!(r.visible(lba, 16), data, "{w}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_settings_block_that_fails_its_check_means_write_through() {
+    // The block asks for the cache, but its version is one this driver does not know (a
+    // damaged or foreign block): the driver must not trust it and leaves the cache off.
+    let mut blob = driver_blob();
+    let version_at = ferrite_shared::driver_blob::SETTINGS_OFFSET + 4;
+    assert!(Settings::read(&blob).unwrap().write_cache);
+    blob[version_at..version_at + 2].copy_from_slice(&9u16.to_be_bytes());
+    assert!(Settings::read(&blob).is_err());
+    let disk = disk_with_volumes(blob, 1, 3000);
+    for cpu in CPUS {
+        for rom in ROMS {
+            let mut r = boot_disk(cpu, rom, &disk, DiskConfig::default());
+            let w = r.what();
+            assert_eq!(r.disk().opcode_count(MODE_SELECT_6), 0, "{w}");
+            assert!(!r.disk().write_cache_enabled(), "{w}");
+            let data = write_pattern(&mut r, 10, 0x45);
             assert_eq!(r.disk().cached_blocks(), 0, "{w}: written through");
             r.disk().power_loss();
             let lba = r.lba(0, 10 * 512);

@@ -9,6 +9,7 @@ use ferrite_emu::scsi::DiskConfig;
 const CONTROL_ERR: i16 = -17;
 const STATUS_ERR: i16 = -18;
 const NS_DRV_ERR: i16 = -56;
+const IO_ERR: i16 = -36;
 const SYNCHRONIZE_CACHE: u8 = 0x35;
 const START_STOP: u8 = 0x1B;
 const PREVENT_ALLOW: u8 = 0x1E;
@@ -46,8 +47,8 @@ fn control_codes_on_a_fixed_disk() {
             );
             let w = r.what();
             r.clear_bus_log();
-            // 5 verify, 6 format: nothing to do on a hard disk, nothing sent.
-            assert_eq!(r.control(Some(0), 5, &[]).0, 0, "{w}");
+            // 6 format: nothing to do on a hard disk, nothing sent (5 verify: see
+            // `verify_checks_every_block_of_the_drive`).
             assert_eq!(r.control(Some(0), 6, &[]).0, 0, "{w}");
             assert!(r.bus_log().is_empty(), "{w}");
             // 1 killCode with nothing in flight.
@@ -188,9 +189,16 @@ fn status_codes_and_every_driver_gestalt_selector() {
                 (0, 0, 0),
                 "{w}: not synchronous-only"
             );
+            // 'boot' per drive: extDev = ID << 3, then the partition's map entry (the test
+            // disk's HFS volumes are entries 3 and 4).
             assert_eq!(
                 gestalt(&mut r, 0, b"boot"),
-                (0, (ID as u32) << 27, 0),
+                (0, (ID as u32) << 27 | 3 << 16, 0),
+                "{w}"
+            );
+            assert_eq!(
+                gestalt(&mut r, 1, b"boot"),
+                (0, (ID as u32) << 27 | 4 << 16, 0),
                 "{w}"
             );
             assert_eq!(gestalt(&mut r, 0, b"wide").1 >> 24, 1, "{w}");
@@ -231,7 +239,7 @@ fn status_codes_and_every_driver_gestalt_selector() {
 fn flus_needs_no_flush_without_a_write_cache() {
     let settings = ferrite_shared::driver_blob::Settings {
         write_cache: false,
-        read_ahead: 0,
+        ..Default::default()
     };
     let disk = disk_with_volumes(driver_blob_with(settings), 1, 3000);
     for cpu in CPUS {
@@ -243,6 +251,42 @@ fn flus_needs_no_flush_without_a_write_cache() {
             assert_eq!(r.control(Some(0), 43, b"flus").0, 0, "{w}");
             assert_eq!(r.m.shutdown().unwrap(), vec![r.ref_num], "{w}");
             assert!(r.bus_log().is_empty(), "{w}: nothing to flush");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn verify_checks_every_block_of_the_drive() {
+    const VERIFY_10: u8 = 0x2F;
+    for cpu in CPUS {
+        for rom in ROMS {
+            let mut r = rig(cpu, rom, DiskConfig::default());
+            let w = r.what();
+            r.clear_bus_log();
+            assert_eq!(r.control(Some(1), 5, &[]).0, 0, "{w}");
+            let log = r.bus_log();
+            assert!(!log.is_empty(), "{w}: something was verified");
+            let mut next = r.lba(1, 0) as u32;
+            for e in &log {
+                assert_eq!(e.cdb[0], VERIFY_10, "{w}: only VERIFY(10): {log:?}");
+                assert_eq!(e.cdb[1] & 0x02, 0, "{w}: no data compared (BYTCHK 0)");
+                let at = be32(&e.cdb[2..6]);
+                assert_eq!(at, next, "{w}: contiguous");
+                next += u16::from_be_bytes([e.cdb[7], e.cdb[8]]) as u32;
+            }
+            assert_eq!(
+                next as u64,
+                r.lba(1, 0) + r.drives[1].blocks as u64,
+                "{w}: the whole partition and no more"
+            );
+            // A bad block in drive 1 fails its verify, not drive 0's.
+            let bad = r.lba(1, 1234 * 512);
+            r.disk().inject_read_error(bad);
+            assert_eq!(r.control(Some(1), 5, &[]).0, IO_ERR, "{w}");
+            assert_eq!(r.control(Some(0), 5, &[]).0, 0, "{w}");
+            // Not one of our drives.
+            assert_eq!(r.control(None, 5, &[]).0, NS_DRV_ERR, "{w}");
         }
     }
 }

@@ -19,8 +19,16 @@ fn rig(cpu: ferrite_emu::CpuModel, rom: RomGeneration) -> Rig {
     // Write-through, so the store shows what was acknowledged.
     let settings = ferrite_shared::driver_blob::Settings {
         write_cache: false,
-        read_ahead: 0,
+        ..Default::default()
     };
+    rig_with(cpu, rom, settings)
+}
+
+fn rig_with(
+    cpu: ferrite_emu::CpuModel,
+    rom: RomGeneration,
+    settings: ferrite_shared::driver_blob::Settings,
+) -> Rig {
     let disk = disk_with_volumes(driver_blob_with(settings), 1, 3000);
     let mut r = boot_disk(cpu, rom, &disk, DiskConfig::default());
     // Known contents.
@@ -270,8 +278,14 @@ fn each_rom_uses_its_scsi_manager_as_designed() {
             "{cpu}: finished through IODone"
         );
 
-        // The original SCSI Manager: blind transfers; after a blind failure, polled ones.
-        let mut r = rig(cpu, RomGeneration::OriginalScsiManager);
+        // The original SCSI Manager with blind transfers (the `blind` setting; `auto` on
+        // every CPU but the 68000): after a blind failure, polled ones.
+        let blind = ferrite_shared::driver_blob::Settings {
+            write_cache: false,
+            transfer: ferrite_shared::driver_blob::TransferMode::Blind,
+            ..Default::default()
+        };
+        let mut r = rig_with(cpu, RomGeneration::OriginalScsiManager, blind);
         scsi_manager::clear_calls(&mut r.m);
         assert_eq!(read_check(&mut r, 0, 4).0, 0);
         assert_eq!(write_check(&mut r, 4, 4, 8).0, 0);

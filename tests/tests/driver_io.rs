@@ -7,6 +7,7 @@ mod ferrite;
 
 use ferrite::*;
 use ferrite_emu::scsi::{DiskConfig, DiskTarget};
+use ferrite_emu::start_manager::RomGeneration;
 use ferrite_emu::test_disk::TestDisk;
 
 const PARAM_ERR: i16 = -50;
@@ -169,12 +170,36 @@ fn large_requests_of_768_kb_and_more_at_odd_block_offsets() {
                     .iter()
                     .filter(|e| e.cdb[0] == 0x28 || e.cdb[0] == 0x2A)
                     .collect();
+                // SCSI Manager 4.3: one command each way. The original SCSI Manager: the
+                // settings' cap (128 blocks by default) splits them, in order, contiguous.
+                let cap = ferrite_shared::driver_blob::DEFAULT_MAX_BLOCKS_OLD as u32;
+                let per = if r.rom == RomGeneration::ScsiManager43 {
+                    1
+                } else {
+                    blocks.div_ceil(cap) as usize
+                };
                 assert_eq!(
                     rw.len(),
-                    2,
-                    "{}: one WRITE(10) and one READ(10) per request: {log:?}",
+                    2 * per,
+                    "{}: WRITE(10)s then READ(10)s per request: {log:?}",
                     r.what()
                 );
+                for (i, e) in rw.iter().enumerate() {
+                    let k = (i % per) as u32;
+                    let at = u32::from_be_bytes([e.cdb[2], e.cdb[3], e.cdb[4], e.cdb[5]]);
+                    let n = u16::from_be_bytes([e.cdb[7], e.cdb[8]]) as u32;
+                    let want_n = if per == 1 {
+                        blocks
+                    } else {
+                        cap.min(blocks - k * cap)
+                    };
+                    assert_eq!(
+                        (at as u64, n),
+                        (lba + (k * cap) as u64, want_n),
+                        "{}: command {i} of {first}+{blocks}",
+                        r.what()
+                    );
+                }
             }
         }
     }

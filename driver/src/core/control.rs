@@ -13,6 +13,25 @@ pub(super) fn flush_cache(g: &mut Globals) -> i16 {
     }
 }
 
+/// Control 5 (verify): VERIFY(10) of every block of the drive (the partition), 65,535
+/// blocks per command; the drive checks its medium without sending data. A medium error
+/// ends it with `ioErr`.
+pub(super) fn verify(g: &mut Globals, drive: i16) -> i16 {
+    let Some(i) = find_drive(g, drive) else {
+        return err::NS_DRV_ERR;
+    };
+    let Extent { start, blocks } = g.drives[i].extent;
+    let mut done = 0u32;
+    while done < blocks {
+        let n = request::next_chunk(blocks - done, 0);
+        if let Err(e) = command(g, &scsi::verify_10(start + done, n as u16), Dir::None, 0, 0) {
+            return e;
+        }
+        done += n;
+    }
+    0
+}
+
 pub(super) fn control(pb_addr: u32, dce_addr: u32) -> i16 {
     let g = globals(dce_addr);
     // SAFETY: the Device Manager's parameter block for this call.
@@ -27,7 +46,8 @@ pub(super) fn control(pb_addr: u32, dce_addr: u32) -> i16 {
                 0
             }
         }
-        5 | 6 => 0, // verify, format: nothing to do for a hard disk
+        5 => verify(g, pb.io_vref_num.get()),
+        6 => 0, // format: nothing to do for a hard disk
         7 => {
             let r = flush_cache(g);
             if r == 0 && g.removable != 0 {
@@ -88,7 +108,12 @@ pub(super) fn status_call(pb_addr: u32, dce_addr: u32) -> i16 {
                 pb.cs_param[2],
                 pb.cs_param[3],
             ]);
+            // 'boot' is per drive: the partition of the drive in ioVRefNum (0 if none of
+            // ours).
+            let partition =
+                find_drive(g, pb.io_vref_num.get()).map_or(0, |i| g.drives[i].partition);
             let info = GestaltInfo {
+                partition,
                 version: gestalt::VERSION,
                 removable: g.removable != 0,
                 target: g.target,

@@ -1,8 +1,10 @@
 //! Install: claim a unit, make the DCE, open the disk (INQUIRY, READ CAPACITY, the caching
 //! page and the write cache), read the partition map, add a drive per HFS partition,
-//! register the SCSI Manager 4.3 cross-reference, post the disk-inserted events.
+//! register the SCSI Manager 4.3 cross-reference, post the disk-inserted events. A failure
+//! after `_DrvrInstall` undoes all of it.
 
 use super::*;
+use crate::capacity::{self, Capacity10};
 
 pub(super) fn install(kind: u32, d5: u32) -> Result<(), i16> {
     let (bus, target, lun) = if kind == 0 {
@@ -15,6 +17,7 @@ pub(super) fn install(kind: u32, d5: u32) -> Result<(), i16> {
     let gp = mac::new_ptr_sys_clear(core::mem::size_of::<Globals>() as u32)?;
     let e = mac::drvr_install(ref_num);
     if e != 0 {
+        mac::dispose_ptr(gp);
         return Err(e);
     }
     let handle = mac::peek32(mac::peek32(mac::lowmem::UTABLE_BASE) + 4 * unit as u32);
@@ -39,16 +42,13 @@ pub(super) fn install(kind: u32, d5: u32) -> Result<(), i16> {
     g.target = target;
     g.lun = lun;
     g.use43 = mac::trap_available(ferrite_shared::mac::trap::SCSI_ATOMIC) as u8;
-    let settings = Settings::read(&mac::blob_head()).unwrap_or_default();
+    // A block that fails its check: write-through (`Settings::FALLBACK`).
+    let settings = Settings::for_driver(mac::blob_head());
+    scsi_old::configure(g, &settings);
 
-    // The ROM installs boot drivers with interrupts enabled: the one place the driver may
-    // wait for a drive that is spinning up.
-    g.may_wait = 1;
-    let opened = open_disk(g, &settings).and_then(|()| read_map(g));
-    g.may_wait = 0;
-    opened?;
-    if g.use43 != 0 && kind == 1 {
-        register_xref(g, d5)?;
+    if let Err(e) = bring_up(g, kind, d5, &settings) {
+        undo_install(g, unit, gp);
+        return Err(e);
     }
     // A VBL task, idle until a NOT READY (or, on the original SCSI Manager, a busy bus) has
     // to be waited out at interrupt time.
@@ -60,6 +60,46 @@ pub(super) fn install(kind: u32, d5: u32) -> Result<(), i16> {
     g.vbl_installed = (mac::vinstall(task) == 0) as u8;
     post_pending_events(g);
     Ok(())
+}
+
+/// Everything that can fail after `_DrvrInstall`: open the disk, read the map (adding the
+/// drives), register the SCSI Manager 4.3 cross-reference.
+fn bring_up(g: &mut Globals, kind: u32, d5: u32, settings: &Settings) -> Result<(), i16> {
+    // The ROM installs boot drivers with interrupts enabled: the one place the driver may
+    // wait for a drive that is spinning up.
+    g.may_wait = 1;
+    let opened = open_disk(g, settings).and_then(|()| read_map(g));
+    g.may_wait = 0;
+    opened?;
+    if g.use43 != 0 && kind == 1 {
+        register_xref(g, d5)?;
+    }
+    Ok(())
+}
+
+/// A failed install leaves nothing behind: the drives it added leave the drive queue, the
+/// DCE is no longer marked open (`_DrvrRemove` refuses an open driver) and is removed —
+/// which disposes it and clears the unit-table entry —, and the globals are disposed. No VBL
+/// task is installed yet, and no event was posted.
+fn undo_install(g: &mut Globals, unit: u16, gp: u32) {
+    for i in 0..g.ndrives as usize {
+        let element = core::ptr::addr_of!(g.drives[i].qel.q_link) as u32;
+        mac::dequeue(element, mac::lowmem::DRV_Q_HDR);
+    }
+    g.ndrives = 0;
+    let ref_num = g.ref_num;
+    // SAFETY: our DCE, still installed.
+    let dce = unsafe { mac::dce(g.dce) };
+    dce.d_ctl_flags
+        .set(dce.d_ctl_flags.get() & !(drvr_flags::D_OPENED | drvr_flags::D_NEED_TIME));
+    if mac::drvr_remove(ref_num) != 0 {
+        // Not removed: at least the unit table must not lead to code about to lose its
+        // globals.
+        let entry = mac::peek32(mac::lowmem::UTABLE_BASE) + 4 * unit as u32;
+        // SAFETY: the unit-table entry of our unit.
+        unsafe { core::ptr::write_volatile(entry as *mut u32, 0) };
+    }
+    mac::dispose_ptr(gp);
 }
 
 /// Unit 32 + ID for the built-in bus (facts doc §2.4), else the first free unit ≥ 48.
@@ -83,12 +123,33 @@ pub(super) fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16>
     inquiry?;
     g.removable = (g.buf[1] & 0x80 != 0) as u8;
     command(g, &scsi::read_capacity_10(), Dir::In, buf, 8)?;
-    let last = u32::from_be_bytes([g.buf[0], g.buf[1], g.buf[2], g.buf[3]]);
-    let block_len = u32::from_be_bytes([g.buf[4], g.buf[5], g.buf[6], g.buf[7]]);
+    let (blocks, block_len) = match capacity::from_rc10(&g.buf) {
+        Capacity10::Blocks { blocks, block_len } => (blocks, block_len),
+        Capacity10::AskLonger { block_len } => {
+            // 2^32 blocks or more: READ CAPACITY(16) for the block length it reports; the
+            // driver serves what 32-bit block numbers reach either way.
+            g.buf[..12].fill(0);
+            g.short_ok = 1;
+            let rc16 = command(
+                g,
+                &scsi::read_capacity_16(capacity::RC16_LEN as u8),
+                Dir::In,
+                buf,
+                capacity::RC16_LEN,
+            );
+            g.short_ok = 0;
+            match rc16 {
+                Ok(()) => capacity::from_rc16(&g.buf),
+                // A drive without READ CAPACITY(16): at least 2^32 blocks of READ
+                // CAPACITY(10)'s length.
+                Err(_) => (u32::MAX, block_len),
+            }
+        }
+    };
     if block_len != BLOCK {
         return Err(err::NO_DRIVE_ERR);
     }
-    g.disk_blocks = last.wrapping_add(1);
+    g.disk_blocks = blocks;
     // The caching page's current values: the header's WP bit for the drives, the page for
     // the write cache. A drive without the page (SCSI-1) refuses: leave it as it is.
     let page = g.page.as_mut_ptr() as u32;
@@ -160,7 +221,7 @@ pub(super) fn read_map(g: &mut Globals) -> Result<(), i16> {
             MapBlock::Entry { hfs, map_entries } => {
                 entries = map_entries;
                 if let Some(extent) = hfs {
-                    add_drive(g, extent);
+                    add_drive(g, extent, block as u8);
                 }
             }
         }
@@ -182,7 +243,7 @@ pub(super) fn drive_number_taken(n: u16) -> bool {
     false
 }
 
-pub(super) fn add_drive(g: &mut Globals, extent: Extent) {
+pub(super) fn add_drive(g: &mut Globals, extent: Extent, partition: u8) {
     let i = g.ndrives as usize;
     if i >= MAX_DRIVES {
         return;
@@ -202,6 +263,7 @@ pub(super) fn add_drive(g: &mut Globals, extent: Extent) {
     d.extent = extent;
     d.number = number;
     d.event_pending = 1;
+    d.partition = partition;
     let element = core::ptr::addr_of!(d.qel.q_link) as u32;
     g.ndrives += 1;
     mac::add_drive(element, number, g.ref_num);

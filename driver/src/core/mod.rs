@@ -68,7 +68,8 @@ pub struct Drive {
     pub number: u16,
     /// The disk-inserted event still has to be posted.
     pub event_pending: u8,
-    pub _pad: u8,
+    /// The partition's entry in the map (1 = the first; DriverGestalt `'boot'`).
+    pub partition: u8,
 }
 
 /// Direction of a transfer.
@@ -89,7 +90,8 @@ pub struct Globals {
     pub bus: u8,
     /// Use SCSI Manager 4.3 (else the original SCSI Manager).
     pub use43: u8,
-    /// Original SCSI Manager: use polled transfers (after a blind transfer failed).
+    /// Original SCSI Manager: use polled transfers (the settings' transfer mode, or after a
+    /// blind transfer failed).
     pub polled: u8,
     pub removable: u8,
     pub write_cache_on: u8,
@@ -100,6 +102,8 @@ pub struct Globals {
     pub write_protected: u8,
     pub ndrives: u16,
     pub disk_blocks: u32,
+    /// Most blocks per command on the original SCSI Manager (0 = no cap; settings block).
+    pub max_blocks_old: u16,
     pub drives: [Drive; MAX_DRIVES],
     // The asynchronous request in flight (SCSI Manager 4.3), 0 if none.
     pub active_pb: u32,

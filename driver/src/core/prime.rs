@@ -12,6 +12,7 @@
 //!   cannot be done now fails with `ioErr`.
 
 use super::command::{Step, command_step};
+use super::scsi_old::chunk_cap;
 use super::scsi43::{Slot, fill_pb43, map_transport, outcome43, pb_address};
 use super::*;
 
@@ -51,7 +52,7 @@ pub(super) fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
         // synchronous slot, with its own position.
         let (mut lba, mut left, mut at) = (t.lba, t.blocks, buf);
         while left > 0 {
-            let n = request::next_chunk(left);
+            let n = request::next_chunk(left, chunk_cap(g));
             match command_step(g, &transfer_cdb(write, lba, n), dir(write), at, n * BLOCK) {
                 Step::Done => {}
                 Step::Fail(e) => return e,
@@ -117,7 +118,7 @@ pub(super) fn finish_transfer(pb_addr: u32, dce_addr: u32, count: u32) {
 fn continue_sync(g: &mut Globals, dce_addr: u32) -> Option<i16> {
     let write = g.active_write != 0;
     while g.active_left > 0 {
-        let n = request::next_chunk(g.active_left);
+        let n = request::next_chunk(g.active_left, chunk_cap(g));
         let cdb = transfer_cdb(write, g.active_lba, n);
         match command_step(g, &cdb, dir(write), g.active_buf, n * BLOCK) {
             Step::Done => {
@@ -145,7 +146,8 @@ pub(super) fn issue_async(g: &mut Globals) -> i16 {
         let cdb = scsi::start_stop_unit(true, false);
         fill_pb43(g, Slot::Async, &cdb, Dir::None, 0, 0);
     } else {
-        let n = request::next_chunk(g.active_left);
+        // SCSI Manager 4.3 only: no cap.
+        let n = request::next_chunk(g.active_left, 0);
         g.active_chunk = n;
         let write = g.active_write != 0;
         let cdb = transfer_cdb(write, g.active_lba, n);

@@ -1,7 +1,31 @@
 //! The original SCSI Manager transport: one transaction (Get, Select, Cmd, the data through
-//! a TIB, Complete) and REQUEST SENSE after CHECK CONDITION.
+//! a TIB, Complete) and REQUEST SENSE after CHECK CONDITION; blind or polled transfers and
+//! the cap on blocks per command, from the settings block.
 
 use super::*;
+use ferrite_shared::driver_blob::Settings;
+
+/// Take the transfer settings at install: polled or blind from the transfer mode (`auto`:
+/// polled on a 68000 — `CPUFlag` = 0 —, blind elsewhere) and the cap on blocks per command.
+///
+/// `CPUFlag` ($12F) rather than `Gestalt('proc')`: the ROM sets it before any driver loads,
+/// it is there on ROMs without `_Gestalt` (the Mac Plus), and reading it is one byte load
+/// with no trap at boot time (see `docs/driver.md`, "Transfer mode").
+pub(super) fn configure(g: &mut Globals, settings: &Settings) {
+    let cpu_68000 = mac::peek8(mac::lowmem::CPU_FLAG) == 0;
+    g.polled = !settings.transfer.starts_blind(cpu_68000) as u8;
+    g.max_blocks_old = settings.max_blocks_old;
+}
+
+/// Most blocks per command for the transport in use: the settings' cap on the original SCSI
+/// Manager, none (0) under SCSI Manager 4.3.
+pub(super) fn chunk_cap(g: &Globals) -> u32 {
+    if g.use43 != 0 {
+        0
+    } else {
+        g.max_blocks_old as u32
+    }
+}
 
 /// The original SCSI Manager transaction (Inside Macintosh: Devices, "SCSI Manager"); a
 /// CHECK CONDITION is followed by its own REQUEST SENSE transaction.

@@ -28,6 +28,53 @@ pub enum OnOff {
     Off,
 }
 
+/// `--transfer-mode`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transfer {
+    /// Polled on a 68000 Mac (Plus, SE, Classic, Portable), blind elsewhere.
+    Auto,
+    /// Blind transfers on every Mac (falling back to polled after a failure).
+    Blind,
+    /// Polled transfers on every Mac.
+    Polled,
+}
+
+impl Transfer {
+    fn mode(self) -> ferrite_shared::driver_blob::TransferMode {
+        use ferrite_shared::driver_blob::TransferMode;
+        match self {
+            Transfer::Auto => TransferMode::Auto,
+            Transfer::Blind => TransferMode::Blind,
+            Transfer::Polled => TransferMode::Polled,
+        }
+    }
+}
+
+/// The driver's settings on the command line.
+#[derive(clap::Args)]
+struct DriverSettings {
+    /// Enable the drive's write cache when the driver opens it.
+    #[arg(long)]
+    write_cache: Option<OnOff>,
+    /// How the driver moves data on the original SCSI Manager (SCSI Manager 4.3 moves it
+    /// itself) [a new driver: auto].
+    #[arg(long, value_enum)]
+    transfer_mode: Option<Transfer>,
+    /// Most blocks per SCSI command on the original SCSI Manager, 0 = no cap [a new driver: 128].
+    #[arg(long, value_name = "N")]
+    max_blocks: Option<u16>,
+}
+
+impl DriverSettings {
+    fn options(&self) -> cli::disk::DriverOptions {
+        cli::disk::DriverOptions {
+            write_cache: self.write_cache.map(|w| w == OnOff::On),
+            transfer: self.transfer_mode.map(Transfer::mode),
+            max_blocks: self.max_blocks,
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Rom {
     /// Original SCSI Manager ROM (Mac II, Quadra 800 class).
@@ -55,9 +102,8 @@ enum Cmd {
         /// HDxx_<size> file name, else 512].
         #[arg(long)]
         block_size: Option<u32>,
-        /// Enable the drive's write cache when the driver opens it.
-        #[arg(long)]
-        write_cache: Option<OnOff>,
+        #[command(flatten)]
+        settings: DriverSettings,
         /// Install this driver blob instead of the one built into ferrite.
         #[arg(long, value_name = "FILE")]
         driver: Option<PathBuf>,
@@ -85,8 +131,8 @@ enum Cmd {
         /// Make the disk this big (the space after the volume is left free).
         #[arg(long, value_parser = cli::size::parse_size_arg)]
         size: Option<u64>,
-        #[arg(long)]
-        write_cache: Option<OnOff>,
+        #[command(flatten)]
+        settings: DriverSettings,
         #[arg(long, value_name = "FILE")]
         driver: Option<PathBuf>,
         #[arg(long)]
@@ -131,9 +177,9 @@ enum Cmd {
     /// volumes are kept intact.
     InstallDriver {
         disk: PathBuf,
-        /// Change the write-cache setting [default: keep the installed Ferrite driver's].
-        #[arg(long)]
-        write_cache: Option<OnOff>,
+        /// Change the driver's settings [default: keep the installed Ferrite driver's].
+        #[command(flatten)]
+        settings: DriverSettings,
         #[arg(long, value_name = "FILE")]
         driver: Option<PathBuf>,
     },
@@ -193,7 +239,7 @@ fn main() -> ExitCode {
             size,
             volumes,
             block_size,
-            write_cache,
+            settings,
             driver,
             setup_app,
             no_setup_app,
@@ -204,7 +250,7 @@ fn main() -> ExitCode {
             size,
             volumes,
             block_size,
-            write_cache: write_cache.map(|w| w == OnOff::On),
+            settings: settings.options(),
             driver,
             setup_app,
             no_setup_app,
@@ -215,14 +261,14 @@ fn main() -> ExitCode {
             volume,
             disk,
             size,
-            write_cache,
+            settings,
             driver,
             force,
         } => cli::init::convert(&cli::init::ConvertArgs {
             volume,
             disk,
             size,
-            write_cache: write_cache.map(|w| w == OnOff::On),
+            settings: settings.options(),
             driver,
             force,
         }),
@@ -241,13 +287,9 @@ fn main() -> ExitCode {
         Cmd::Check { disk } => cli::info::check(&disk),
         Cmd::InstallDriver {
             disk,
-            write_cache,
+            settings,
             driver,
-        } => cli::driver::install_driver(
-            &disk,
-            write_cache.map(|w| w == OnOff::On),
-            driver.as_deref(),
-        ),
+        } => cli::driver::install_driver(&disk, &settings.options(), driver.as_deref()),
         Cmd::Boot {
             disk,
             rom,

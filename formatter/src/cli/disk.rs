@@ -7,6 +7,7 @@ use ferrite_formatter::apm::{self, PartitionMap};
 use ferrite_formatter::hfs::{HFS_SIGNATURE, Volume};
 use ferrite_formatter::image::ImageFile;
 use ferrite_formatter::{BlockDevice, Region};
+use ferrite_shared::driver_blob::{Settings, TransferMode};
 use std::path::{Path, PathBuf};
 
 /// The driver built into this binary (empty when it was built before `cargo xtask build`).
@@ -31,18 +32,68 @@ pub fn driver_blob(file: Option<&Path>) -> Result<Vec<u8>> {
     }
 }
 
-/// Apply `--write-cache` to a driver blob (only a Ferrite driver has the setting).
-pub fn apply_settings(blob: &mut [u8], write_cache: Option<bool>) -> Result<()> {
-    use ferrite_shared::driver_blob::Settings;
-    if let Some(on) = write_cache {
-        let mut s = Settings::read(blob).map_err(|e| {
-            anyhow!("--write-cache needs a Ferrite driver, and this driver has no Ferrite settings block ({e:?}); leave the option out")
-        })?;
-        s.write_cache = on;
-        s.write(blob)
-            .map_err(|e| anyhow!("cannot write the driver settings: {e:?}"))?;
+/// The driver settings given on the command line (`None`: keep the blob's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DriverOptions {
+    /// `--write-cache on|off`.
+    pub write_cache: Option<bool>,
+    /// `--transfer-mode auto|blind|polled`.
+    pub transfer: Option<TransferMode>,
+    /// `--max-blocks N`: most blocks per command on the original SCSI Manager (0 = no cap).
+    pub max_blocks: Option<u16>,
+}
+
+impl DriverOptions {
+    fn is_empty(&self) -> bool {
+        *self == DriverOptions::default()
     }
-    Ok(())
+}
+
+/// Apply the driver options to a driver blob (only a Ferrite driver has the settings; the
+/// transfer settings need one with a version-2 settings block).
+pub fn apply_settings(blob: &mut [u8], o: &DriverOptions) -> Result<()> {
+    if o.is_empty() {
+        return Ok(());
+    }
+    let mut s = Settings::read(blob).map_err(|e| {
+        anyhow!(
+            "--write-cache, --transfer-mode and --max-blocks need a Ferrite driver, and this \
+             driver's settings block cannot be read ({e}); leave the options out"
+        )
+    })?;
+    if let Some(on) = o.write_cache {
+        s.write_cache = on;
+    }
+    if let Some(t) = o.transfer {
+        s.transfer = t;
+    }
+    if let Some(n) = o.max_blocks {
+        s.max_blocks_old = n;
+    }
+    s.write(blob).map_err(|e| {
+        anyhow!("cannot write the driver settings: {e}; use a newer driver or leave --transfer-mode and --max-blocks out")
+    })
+}
+
+/// The settings `ferrite info` and `install-driver` show.
+pub fn describe_settings(s: &Settings) -> String {
+    let mut out = format!(
+        "write cache {}, transfer mode {}, ",
+        if s.write_cache { "on" } else { "off" },
+        s.transfer.name()
+    );
+    if s.max_blocks_old == 0 {
+        out.push_str("no cap on blocks per command (original SCSI Manager)");
+    } else {
+        out.push_str(&format!(
+            "at most {} blocks per command (original SCSI Manager)",
+            s.max_blocks_old
+        ));
+    }
+    if s.read_ahead != 0 {
+        out.push_str(&format!(", read-ahead {} blocks", s.read_ahead));
+    }
+    out
 }
 
 /// The (SCSI ID, block size) in a BlueSCSI/ZuluSCSI image name: `HD<id>[<lun>][_<bs>][...].hda`

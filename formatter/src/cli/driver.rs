@@ -2,13 +2,13 @@
 //! it into free space after it when needed, or making one out of an `Apple_Free` partition),
 //! point the driver descriptor map at it, and leave every volume alone.
 
-use super::disk::{self, apply_settings, driver_blob};
+use super::disk::{self, DriverOptions, apply_settings, describe_settings, driver_blob};
 use super::human;
 use anyhow::{Result, anyhow, bail};
 use ferrite_formatter::apm::{self, DEFAULT_DRIVER_SLOT_BLOCKS, MAX_DRIVER_BYTES};
 use ferrite_formatter::image::ImageFile;
 use ferrite_formatter::{BlockDevice, DeviceError};
-use ferrite_shared::driver_blob::Settings;
+use ferrite_shared::driver_blob::{SETTINGS_VERSION, Settings, TransferMode};
 use ferrite_shared::partition_map::{
     DriverDescriptorMap, MAX_DRIVER_DESCRIPTORS, PartitionEntry, SCSI_DRIVER_PAD_SIGNATURE,
     boot_checksum, dd_type, part_type, set_c_field, status,
@@ -20,7 +20,7 @@ fn entry_end(e: &PartitionEntry) -> u64 {
     e.start.get() as u64 + e.block_count.get() as u64
 }
 
-pub fn install_driver(path: &Path, write_cache: Option<bool>, driver: Option<&Path>) -> Result<()> {
+pub fn install_driver(path: &Path, options: &DriverOptions, driver: Option<&Path>) -> Result<()> {
     let mut blob = driver_blob(driver)?;
     if blob.len() > MAX_DRIVER_BYTES {
         bail!(
@@ -80,11 +80,22 @@ pub fn install_driver(path: &Path, write_cache: Option<bool>, driver: Option<&Pa
             if let (Ok(s), Ok(mut new)) = (Settings::read(&b[..n]), Settings::read(&blob)) {
                 new.write_cache = s.write_cache;
                 new.read_ahead = s.read_ahead;
-                new.write(&mut blob).map_err(|e| anyhow!("{e:?}"))?;
+                // A version-1 block has no transfer settings: the new driver's defaults.
+                if Settings::version(&b[..n]) == Ok(SETTINGS_VERSION) {
+                    new.transfer = s.transfer;
+                    new.max_blocks_old = s.max_blocks_old;
+                }
+                // Into an older driver (`--driver FILE`) only what it has room for.
+                if new.write(&mut blob).is_err() {
+                    let mut old_kind = new;
+                    old_kind.transfer = TransferMode::Auto;
+                    old_kind.max_blocks_old = 0;
+                    old_kind.write(&mut blob).map_err(|e| anyhow!("{e}"))?;
+                }
             }
         }
     }
-    apply_settings(&mut blob, write_cache)?;
+    apply_settings(&mut blob, options)?;
 
     let need = (blob.len() as u64).div_ceil(bs);
     let mut entries: Vec<PartitionEntry> = map.partitions.iter().map(|p| p.entry).collect();
@@ -207,7 +218,7 @@ pub fn install_driver(path: &Path, write_cache: Option<bool>, driver: Option<&Pa
         }
     );
     if let Ok(s) = Settings::read(&blob) {
-        println!("write cache: {}", if s.write_cache { "on" } else { "off" });
+        println!("driver settings: {}", describe_settings(&s));
     }
     Ok(())
 }

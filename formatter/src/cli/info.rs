@@ -22,15 +22,7 @@ pub fn describe_driver(img: &mut ImageFile, map: &PartitionMap, p: &apm::Partiti
     bytes.truncate(size);
     let sum_ok = boot_checksum(&bytes) as u32 == p.entry.boot_checksum.get();
     let who = match Settings::read(&bytes) {
-        Ok(s) => format!(
-            "Ferrite driver, write cache {}{}",
-            if s.write_cache { "on" } else { "off" },
-            if s.read_ahead != 0 {
-                format!(", read-ahead {} blocks", s.read_ahead)
-            } else {
-                String::new()
-            }
-        ),
+        Ok(s) => format!("Ferrite driver, {}", super::disk::describe_settings(&s)),
         Err(_) => "not a Ferrite driver".into(),
     };
     format!(

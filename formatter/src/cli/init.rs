@@ -1,7 +1,7 @@
 //! `ferrite init` and `ferrite convert`.
 
 use super::add::Prepared;
-use super::disk::{self, apply_settings, driver_blob, mac_name};
+use super::disk::{self, DriverOptions, apply_settings, driver_blob, mac_name};
 use super::setup_app::{SETUP_APP_NAME, setup_app};
 use super::{human, mac_now, progress};
 use anyhow::{Context, Result, anyhow, bail};
@@ -21,7 +21,8 @@ pub struct InitArgs {
     pub size: Option<u64>,
     pub volumes: Vec<String>,
     pub block_size: Option<u32>,
-    pub write_cache: Option<bool>,
+    /// `--write-cache`, `--transfer-mode`, `--max-blocks`.
+    pub settings: DriverOptions,
     pub driver: Option<PathBuf>,
     /// `--setup-app FILE`: the Ferrite Setup MacBinary to use instead of the embedded one.
     pub setup_app: Option<PathBuf>,
@@ -36,7 +37,8 @@ pub struct ConvertArgs {
     pub volume: PathBuf,
     pub disk: PathBuf,
     pub size: Option<u64>,
-    pub write_cache: Option<bool>,
+    /// `--write-cache`, `--transfer-mode`, `--max-blocks`.
+    pub settings: DriverOptions,
     pub driver: Option<PathBuf>,
     pub force: bool,
 }
@@ -306,7 +308,7 @@ fn format_all(
 
 pub fn init(a: &InitArgs) -> Result<()> {
     let mut blob = driver_blob(a.driver.as_deref())?;
-    apply_settings(&mut blob, a.write_cache)?;
+    apply_settings(&mut blob, &a.settings)?;
     let now = a.date.unwrap_or_else(mac_now);
     // Read and check Ferrite Setup before the target is touched.
     let app = setup_app(a.setup_app.as_deref(), a.no_setup_app, now)?;
@@ -392,7 +394,7 @@ pub fn init(a: &InitArgs) -> Result<()> {
 
 pub fn convert(a: &ConvertArgs) -> Result<()> {
     let mut blob = driver_blob(a.driver.as_deref())?;
-    apply_settings(&mut blob, a.write_cache)?;
+    apply_settings(&mut blob, &a.settings)?;
     if !a.volume.is_file() {
         bail!("{}: no such volume image", a.volume.display());
     }

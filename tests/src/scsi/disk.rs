@@ -186,6 +186,9 @@ pub struct Faults {
     pub bus_reset_in: Option<u32>,
     pub short_data: u32,
     pub short_by: usize,
+    /// Commands with this opcode fail with HARDWARE ERROR 04/44/00 once this many of them
+    /// have run ([`DiskTarget::inject_opcode_failure`]).
+    pub failing_opcode: Option<(u8, u32)>,
 }
 
 /// Counters.
@@ -584,6 +587,19 @@ impl DiskTarget {
         self.faults.short_by = bytes;
     }
 
+    /// Every command with `opcode` after the next `after` of them ends in CHECK CONDITION,
+    /// HARDWARE ERROR 04/44/00 (internal target failure), until [`Self::clear_opcode_failure`]:
+    /// a drive that answers some commands and not others (e.g. READ CAPACITY, or the driver's
+    /// READ(10) of the map while the ROM's READ(6) still works).
+    pub fn inject_opcode_failure(&mut self, opcode: u8, after: u32) {
+        self.faults.failing_opcode = Some((opcode, after));
+    }
+
+    /// Forget [`Self::inject_opcode_failure`].
+    pub fn clear_opcode_failure(&mut self) {
+        self.faults.failing_opcode = None;
+    }
+
     // ----- command machinery -----
 
     fn push_ua(&mut self, s: Sense) {
@@ -732,6 +748,14 @@ impl DiskTarget {
             Ok(c) => c,
             Err(s) => return self.check(s),
         };
+        if let (Some(code), Some((failing, after))) = (opcode, self.faults.failing_opcode)
+            && code == failing
+        {
+            if after == 0 {
+                return self.check(Sense::new(key::HARDWARE_ERROR, asc::INTERNAL_FAILURE));
+            }
+            self.faults.failing_opcode = Some((failing, after - 1));
+        }
         if cmd.needs_ready() {
             if !self.medium_present {
                 return self.check(Sense::new(key::NOT_READY, asc::MEDIUM_NOT_PRESENT));
@@ -794,6 +818,14 @@ impl DiskTarget {
                 let mut d = last.to_be_bytes().to_vec();
                 d.extend_from_slice(&self.cfg.block_size.to_be_bytes());
                 DataPhase::In(d)
+            }
+            Command::ReadCapacity16 { alloc } => {
+                // SBC-2: last LBA (8 bytes), block length (4), then protection and
+                // provisioning fields this disk leaves at 0.
+                let mut d = vec![0u8; 32];
+                d[0..8].copy_from_slice(&self.blocks.saturating_sub(1).to_be_bytes());
+                d[8..12].copy_from_slice(&self.cfg.block_size.to_be_bytes());
+                DiskTarget::truncated(d, alloc)
             }
             Command::Read { lba, blocks, fua } => self.read(lba, u64::from(blocks), fua),
             Command::Write { lba, blocks, fua } => {

@@ -195,3 +195,10 @@ pub(crate) fn ns_to_cycles(m: &Machine, ns: u64) -> u64 {
 pub fn xref_lookup(m: &mut Machine, device: u32) -> Option<i16> {
     state(m).sim.xrefs.get(&device).map(|x| x.0)
 }
+
+/// Register `ref_num` for `device` as `SCSICreateRefNumXref` would (a test's stand-in for
+/// another driver that already claimed the device: a second registration is refused with
+/// `scsiDeviceConflict`).
+pub fn register_xref(m: &mut Machine, device: u32, ref_num: i16) {
+    state(m).sim.xrefs.insert(device, (ref_num, 0));
+}

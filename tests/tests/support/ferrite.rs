@@ -79,7 +79,7 @@ pub fn driver_blob_with(settings: Settings) -> Vec<u8> {
     let mut b = driver_blob();
     settings
         .write(&mut b)
-        .expect("the blob has a version-1 settings block");
+        .expect("the blob has a readable settings block");
     b
 }
 

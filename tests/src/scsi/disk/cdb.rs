@@ -24,6 +24,8 @@ pub mod op {
     pub const SYNCHRONIZE_CACHE_10: u8 = 0x35;
     pub const MODE_SELECT_10: u8 = 0x55;
     pub const MODE_SENSE_10: u8 = 0x5A;
+    /// SERVICE ACTION IN(16); service action 10h is READ CAPACITY(16) (SBC-2).
+    pub const SERVICE_ACTION_IN_16: u8 = 0x9E;
 }
 
 /// A decoded command.
@@ -42,6 +44,10 @@ pub enum Command {
     ReadCapacity {
         lba: u32,
         pmi: bool,
+    },
+    /// READ CAPACITY(16): 64-bit last LBA, for disks of 2³² blocks or more.
+    ReadCapacity16 {
+        alloc: usize,
     },
     /// READ(6)/(10). `blocks` already has READ(6)'s 0 → 256 applied.
     Read {
@@ -101,6 +107,7 @@ impl Command {
             Command::TestUnitReady
                 | Command::RezeroUnit
                 | Command::ReadCapacity { .. }
+                | Command::ReadCapacity16 { .. }
                 | Command::Read { .. }
                 | Command::Write { .. }
                 | Command::Verify { .. }
@@ -121,6 +128,9 @@ pub fn cdb_len(opcode: u8) -> Option<usize> {
         _ => None,
     }
 }
+
+/// READ CAPACITY(16)'s service action under SERVICE ACTION IN(16).
+pub const SA_READ_CAPACITY_16: u8 = 0x10;
 
 fn be16(b: &[u8]) -> u32 {
     u32::from(u16::from_be_bytes([b[0], b[1]]))
@@ -161,11 +171,12 @@ pub fn parse(cdb: &[u8]) -> Result<Command, Sense> {
             | op::SYNCHRONIZE_CACHE_10
             | op::MODE_SELECT_10
             | op::MODE_SENSE_10
+            | op::SERVICE_ACTION_IN_16
     );
     if !known {
         return Err(Sense::illegal(asc::INVALID_OPCODE));
     }
-    let len = cdb_len(opcode).expect("known opcodes are in groups 0-2");
+    let len = cdb_len(opcode).expect("known opcodes are in groups 0-2 and 4");
     if cdb.len() < len {
         return Err(INVALID_FIELD);
     }
@@ -268,6 +279,20 @@ pub fn parse(cdb: &[u8]) -> Result<Command, Sense> {
                 return Err(INVALID_FIELD);
             }
             Command::ReadCapacity { lba, pmi }
+        }
+        op::SERVICE_ACTION_IN_16 => {
+            // SBC-2: only READ CAPACITY(16) (service action 10h); with PMI = 0 the LBA
+            // field must be zero.
+            if b1 & 0x1F != SA_READ_CAPACITY_16 {
+                return Err(INVALID_FIELD);
+            }
+            let pmi = cdb[14] & 0x01 != 0;
+            if !pmi && cdb[2..10].iter().any(|&b| b != 0) {
+                return Err(INVALID_FIELD);
+            }
+            Command::ReadCapacity16 {
+                alloc: be32(&cdb[10..14]) as usize,
+            }
         }
         op::READ_10 | op::WRITE_10 => {
             if reladr {
