@@ -254,6 +254,42 @@ fn requests_in_flight_when_43_arrives_complete_and_nothing_is_lost() {
         let t = transports(&calls);
         assert!(!t.is_empty() && !t[0], "{what}: {t:?}");
         assert_switched_once(&what, &calls);
+        // The drive stayed not ready for four tries, 30 ticks apart: accRun (every 30 ticks)
+        // registered the xref meanwhile, so the write and the read queued behind — started
+        // from IODone at interrupt time — were the first requests on SCSI Manager 4.3.
+        assert_eq!(
+            t.iter().filter(|&&v43| v43).count(),
+            2,
+            "{what}: the two queued requests went through SCSIExecIO: {t:?}"
+        );
+        let create = calls
+            .iter()
+            .position(|c| {
+                matches!(
+                    c,
+                    ScsiCall::Action {
+                        function: CREATE_XREF,
+                        ..
+                    }
+                )
+            })
+            .expect("the driver created its xref");
+        let last_old = calls
+            .iter()
+            .rposition(|c| {
+                matches!(
+                    c,
+                    ScsiCall::Old {
+                        name: "SCSICmd",
+                        ..
+                    }
+                )
+            })
+            .expect("old-API transfers");
+        assert!(
+            create < last_old,
+            "{what}: the xref was registered while the first request was deferred"
+        );
         // Whatever the order, the driver is on 4.3 for the next request.
         r.m.run_event_loop(40).unwrap();
         scsi_manager::clear_calls(&mut r.m);
