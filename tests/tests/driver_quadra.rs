@@ -19,6 +19,8 @@ use ferrite_emu::{CpuModel, Machine};
 
 /// `SCSICreateRefNumXref`.
 const CREATE_XREF: u8 = 0x85;
+/// `SCSIGetVirtualIDInfo`.
+const GET_VIRTUAL_ID_INFO: u8 = 0x80;
 
 fn quadra_config(arrival: ExtensionArrival, xrefs: ArrivalXrefs) -> BootConfig {
     let mut cfg = BootConfig::new(RomGeneration::Quadra);
@@ -132,6 +134,30 @@ fn installed_through_plus_0_then_moves_to_scsi_manager_43_when_it_arrives() {
                 scsi_manager::xref_lookup(&mut r.m, (ID as u32) << 8),
                 Some(r.ref_num),
                 "{what}: the xref for bus 0, ID {ID}, LUN 0"
+            );
+            // It asked 4.3 which device its old-API ID is before registering.
+            let asked = calls.iter().position(|c| {
+                matches!(
+                    c,
+                    ScsiCall::Action {
+                        function: GET_VIRTUAL_ID_INFO,
+                        result: 0,
+                        ..
+                    }
+                )
+            });
+            let created = calls.iter().position(|c| {
+                matches!(
+                    c,
+                    ScsiCall::Action {
+                        function: CREATE_XREF,
+                        ..
+                    }
+                )
+            });
+            assert!(
+                asked.is_some() && asked < created,
+                "{what}: SCSIGetVirtualIDInfo, then SCSICreateRefNumXref"
             );
             if xrefs == ArrivalXrefs::None {
                 assert!(

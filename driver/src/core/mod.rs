@@ -144,6 +144,8 @@ pub struct Globals {
     /// SCSI Manager 4.3 arrived after install and the cross-reference is registered: the next
     /// queued request that starts with nothing active switches to it ([`switch`]).
     pub switch43: u8,
+    /// The DeviceIdent SCSI Manager 4.3 gave our old-API SCSI ID, taken at the switch.
+    pub ident43: [u8; 4],
 }
 
 // ---- entry points (called from entry.S) ---------------------------------------------------

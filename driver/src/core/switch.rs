@@ -7,13 +7,19 @@
 //!
 //! 1. **accRun** (Control 65, which `SystemTask` sends at application level): while the
 //!    driver still uses the original SCSI Manager, test `_SCSIAtomic` (two
-//!    `_GetTrapAddress` calls, [`mac::trap_available`]); once it is there, register the
-//!    cross-reference (bus/ID/LUN → refNum) with `SCSICreateRefNumXref`. That call "may move
+//!    `_GetTrapAddress` calls, [`mac::trap_available`]); once it is there, ask which device
+//!    our old-API SCSI ID is (`SCSIGetVirtualIDInfo`, "typically used by a device driver
+//!    during the transition from a ROM-based original SCSI Manager to SCSI Manager 4.3", IM
+//!    Devices ch. 4: on a Quadra 900/950 the two built-in chains are one ID space to the old
+//!    API but two buses to 4.3) — a device 4.3 cannot reach keeps the old API for good — and
+//!    register the cross-reference for that DeviceIdent with `SCSICreateRefNumXref`. That
+//!    call "may move
 //!    memory; you should not call it at interrupt time" (IM Devices ch. 4), and Prime can run
 //!    at interrupt time (IODone starts the next queued request), so this is its place. The
 //!    driver keeps `dNeedTime` (accRun every `drvrDelay` = 30 ticks) until then.
 //! 2. **Prime**, when a queued request starts with nothing active or deferred (`active_pb` is
-//!    0 there) and no synchronous command of ours running (`in_command` = 0): `use43` = 1.
+//!    0 there) and no synchronous command of ours running (`in_command` = 0): take the
+//!    DeviceIdent, `use43` = 1.
 //!    From then on every command goes through `SCSIAction`, queued requests asynchronously.
 //!    A request in flight when 4.3 arrived finishes on the original SCSI Manager.
 //!
@@ -22,6 +28,13 @@
 
 use super::install::register_xref;
 use super::*;
+
+/// `SCSIGetVirtualIDInfo`.
+const GET_VIRTUAL_ID_INFO: u8 = 0x80;
+/// [`Globals::switch43`]: armed (the cross-reference is registered).
+const ARMED: u8 = 1;
+/// [`Globals::switch43`]: 4.3 cannot reach the device; the original SCSI Manager for good.
+const NEVER: u8 = 2;
 
 /// After install: keep asking for accRun while 4.3 may still arrive.
 pub(super) fn watch(g: &mut Globals) {
@@ -40,19 +53,43 @@ pub(super) fn acc_run(g: &mut Globals) {
         return;
     }
     if mac::trap_available(ferrite_shared::mac::trap::SCSI_ATOMIC) {
-        let device = ((g.bus as u32) << 16) | ((g.target as u32) << 8) | g.lun as u32;
+        let Some(ident) = virtual_id(g) else {
+            g.switch43 = NEVER;
+            return;
+        };
+        g.ident43 = ident;
         // `scsiDeviceConflict`: the device has a cross-reference already (4.3 may make one
         // for the drivers it finds); the switch does not depend on it.
-        let _ = register_xref(g, device);
-        g.switch43 = 1;
+        let _ = register_xref(g, u32::from_be_bytes(ident));
+        g.switch43 = ARMED;
         return;
     }
     watch(g);
 }
 
+/// The DeviceIdent 4.3 gives our old-API SCSI ID, if 4.3 can reach the device.
+fn virtual_id(g: &mut Globals) -> Option<[u8; 4]> {
+    let pb = g.page.as_mut_ptr() as u32;
+    // SAFETY: `page` is 64 bytes; SCSIGetVirtualIDInfoPB is the 36-byte header, then
+    // `scsiOldCallID` (word at 36) and `scsiExists` (byte at 38), the places of
+    // `SCSIDriverPB`'s `scsiDriver` and the high byte of `scsiDriverFlags`.
+    let p = unsafe { mac::view::<ScsiDriverPb>(pb) };
+    *p = ScsiDriverPb::new_zeroed();
+    p.scsi_pb_length
+        .set(core::mem::size_of::<ScsiDriverPb>() as u16);
+    p.scsi_function_code = GET_VIRTUAL_ID_INFO;
+    p.scsi_driver.set(g.target as i16);
+    if mac::scsi_action(pb) != 0 || p.scsi_driver_flags.get() >> 8 == 0 {
+        return None;
+    }
+    Some(p.scsi_device)
+}
+
 /// Prime, at the start of a queued request with nothing active or deferred: switch if armed.
 pub(super) fn at_request_start(g: &mut Globals) {
-    if g.in_command == 0 {
+    if g.switch43 == ARMED && g.in_command == 0 {
+        let [_, bus, target, lun] = g.ident43;
+        (g.bus, g.target, g.lun) = (bus, target, lun);
         g.use43 = 1;
         g.switch43 = 0;
     }
