@@ -10,8 +10,8 @@
 //!    `_GetTrapAddress` calls, [`mac::trap_available`]); once it is there, ask which device
 //!    our old-API SCSI ID is (`SCSIGetVirtualIDInfo`, "typically used by a device driver
 //!    during the transition from a ROM-based original SCSI Manager to SCSI Manager 4.3", IM
-//!    Devices ch. 4: on a Quadra 900/950 the two built-in chains are one ID space to the old
-//!    API but two buses to 4.3) — a device 4.3 cannot reach keeps the old API for good — and
+//!    Devices ch. 4: with more than one bus — the Quadra 900/950's two chains, a SCSI card —
+//!    an old-API ID need not be bus 0) — a device 4.3 cannot reach keeps the old API — and
 //!    register the cross-reference for that DeviceIdent with `SCSICreateRefNumXref`. That
 //!    call "may move
 //!    memory; you should not call it at interrupt time" (IM Devices ch. 4), and Prime can run
