@@ -1710,8 +1710,11 @@ fn real_driver_available(s: &Scratch) {
 }
 
 fn boots(s: &Scratch, disk: &str, volumes: &[&str], cat: Option<(&str, &str)>) {
-    for cpu in ["68000", "68040"] {
-        for rom in ["old", "scsi43"] {
+    for (cpu, roms) in [
+        ("68000", &["old", "scsi43"][..]),
+        ("68040", &["old", "scsi43", "quadra"]),
+    ] {
+        for &rom in roms {
             let mut args = vec!["boot", disk, "--cpu", cpu, "--rom", rom];
             if let Some((spec, _)) = cat {
                 args.extend(["--cat", spec]);

@@ -13,7 +13,7 @@ pub mod checks;
 pub mod install_registers;
 pub mod rom_model;
 
-pub use boot::{BootConfig, BootReport, LoadedDriver, ScanOutcome, boot};
+pub use boot::{BootConfig, BootReport, ExtensionArrival, LoadedDriver, ScanOutcome, boot};
 pub use checks::{
     DriverChoice, DriverEntry, RomChecks, RomGeneration, SkipReason, Verdict, examine_disk,
 };

@@ -163,6 +163,18 @@ completion:
         addq.l  #4,%sp
         jmp     (%a0)
 
+| A completion routine that runs SCSIAction on the PB at `xref_pb` (an XRef call) and keeps
+| its result in `xref_result`.
+        .globl completion_xref
+completion_xref:
+        move.l  xref_pb,%a0
+        moveq   #1,%d0
+        .short  0xA089
+        move.w  %d0,xref_result
+        move.l  (%sp)+,%a0
+        addq.l  #4,%sp
+        jmp     (%a0)
+
 | A completion routine that forgets to pop its argument (C-style).
         .globl completion_no_pop
 completion_no_pop:
@@ -193,6 +205,10 @@ has_scsi43:
 
         .bss
         .globl done_count, order_n, seen_a5, seen_sr, seen_result, order, pb
+        .globl xref_pb, xref_result
+xref_pb: .long 0
+xref_result: .short 0
+        .even
 done_count: .long 0
 order_n: .long 0
 seen_a5: .long 0
@@ -860,6 +876,37 @@ fn refnum_xrefs_create_lookup_remove() {
         // XRef calls are synchronous only.
         m.write_u32(rm + COMPLETION, sym(&m, "completion"));
         assert_eq!(exec(&mut m, rm), REQUEST_INVALID);
+    }
+}
+
+/// IM Devices ch. 4: `SCSICreateRefNumXref` and `SCSIRemoveRefNumXref` "may move memory; you
+/// should not call [them] at interrupt time"; a lookup may be made there.
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn xref_create_and_remove_at_interrupt_time_fail_the_run() {
+    for cpu in CPUS {
+        for (function, allowed) in [(0x86u8, true), (0x85, false), (0x87, false)] {
+            let mut m = machine(cpu);
+            let xpb = small_pb(&mut m, function, 44, 0x0200);
+            m.write_u16(xpb + 36, (-40i16) as u16);
+            let at = sym(&m, "xref_pb");
+            m.write_u32(at, xpb);
+            let buf = alloc(&mut m, BLOCK as u32);
+            let pb = exec_pb(&mut m, 0, DIR_IN, &read10(1, 1), buf, BLOCK as u32);
+            m.write_u32(pb + COMPLETION, sym(&m, "completion_xref"));
+            assert_eq!(exec(&mut m, pb), NO_ERR);
+            let waited = m.call("wait", &[pb]);
+            if allowed {
+                waited.unwrap_or_else(|e| panic!("{cpu}: a lookup at interrupt time: {e}"));
+                assert_eq!(m.read_u16(sym(&m, "xref_result")), 0, "{cpu}");
+            } else {
+                let e = waited.expect_err("an XRef create/remove from a completion routine");
+                assert!(
+                    e.to_string().contains("at interrupt time"),
+                    "{cpu} ${function:02X}: {e}"
+                );
+            }
+        }
     }
 }
 

@@ -76,7 +76,7 @@ fn both_rom_models_load_the_driver_add_drives_and_mount_the_volumes() {
             assert_eq!(d.id, 3);
             assert_eq!(d.ref_num, Some(!(32 + 3)), "unit 32 + ID");
             match rom {
-                RomGeneration::OriginalScsiManager => {
+                RomGeneration::OriginalScsiManager | RomGeneration::Quadra => {
                     assert_eq!((d.entry_address - d.address, d.d5), (0, 3))
                 }
                 RomGeneration::ScsiManager43 => {

@@ -84,15 +84,20 @@ fn boot_err(m: &mut Machine, rom: RomGeneration) -> RunError {
 
 fn entry_offset(rom: RomGeneration) -> u32 {
     match rom {
-        RomGeneration::OriginalScsiManager => 0,
+        RomGeneration::OriginalScsiManager | RomGeneration::Quadra => 0,
         RomGeneration::ScsiManager43 => 8,
     }
 }
 
 #[test]
 fn the_install_entry_returns_into_the_rom_with_only_the_documented_registers_set() {
-    for cpu in CPUS {
-        for rom in ROMS {
+    // The Quadra model (old ROM, 4.3 arriving later) installs exactly as the old ROM does.
+    let cases = CPUS
+        .iter()
+        .flat_map(|&cpu| ROMS.iter().map(move |&rom| (cpu, rom)))
+        .chain([(CpuModel::M68040, RomGeneration::Quadra)]);
+    for (cpu, rom) in cases {
+        {
             let mut m = machine(cpu, rom, &PROBE);
             let report = boot_ok(&mut m, rom);
             let model = RomModel::for_machine(&m);
@@ -112,11 +117,11 @@ fn the_install_entry_returns_into_the_rom_with_only_the_documented_registers_set
 
             let regs: Vec<u32> = (0..15).map(|i| m.read_u32(PROBE_REGS + 4 * i)).collect();
             let d5 = match rom {
-                RomGeneration::OriginalScsiManager => ID as u32,
+                RomGeneration::OriginalScsiManager | RomGeneration::Quadra => ID as u32,
                 RomGeneration::ScsiManager43 => (ID as u32) << 8,
             };
             assert_eq!(regs[5], d5, "{cpu} {rom:?}: D5");
-            let a0_given = rom == RomGeneration::OriginalScsiManager;
+            let a0_given = rom != RomGeneration::ScsiManager43;
             if a0_given {
                 // A0 → a copy of the driver's partition map entry.
                 let a0 = regs[8];

@@ -82,6 +82,7 @@ pub(super) fn control(pb_addr: u32, dce_addr: u32) -> i16 {
         }
         65 => {
             post_pending_events(g);
+            super::switch::acc_run(g);
             0
         }
         _ => err::CONTROL_ERR,

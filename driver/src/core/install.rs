@@ -59,6 +59,7 @@ pub(super) fn install(kind: u32, d5: u32) -> Result<(), i16> {
     let task = core::ptr::addr_of!(g.vbl) as u32;
     g.vbl_installed = (mac::vinstall(task) == 0) as u8;
     post_pending_events(g);
+    super::switch::watch(g);
     Ok(())
 }
 

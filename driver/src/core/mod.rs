@@ -2,8 +2,8 @@
 //! decisions live in `request`, `sense`, `partition`, `cache` and `gestalt`; this module
 //! moves bytes between them, the OS structures and the SCSI Manager, one concern per file:
 //! [`install`], [`prime`] (and the asynchronous path), [`command`] (one command with
-//! recovery), [`scsi43`] and [`scsi_old`] (the two transports), [`control`] (Control and
-//! Status).
+//! recovery), [`scsi43`] and [`scsi_old`] (the two transports), [`switch`] (to SCSI Manager
+//! 4.3 when it arrives after install), [`control`] (Control and Status).
 //!
 //! State lives in one [`Globals`] block from `_NewPtr SYS CLEAR` whose address is kept in
 //! `dCtlStorage`: the driver has no static data, so the ROM can load it anywhere and more
@@ -16,6 +16,7 @@ mod install;
 mod prime;
 mod scsi43;
 mod scsi_old;
+mod switch;
 
 use command::command;
 use control::{control, status_call};
@@ -144,6 +145,11 @@ pub struct Globals {
     /// The VBL task (inactive while `vblCount` is 0), followed by our DCE for its routine.
     pub vbl: VblTask,
     pub vbl_dce: u32,
+    /// SCSI Manager 4.3 arrived after install and the cross-reference is registered: the next
+    /// queued request that starts with nothing active switches to it ([`switch`]).
+    pub switch43: u8,
+    /// The DeviceIdent SCSI Manager 4.3 gave our old-API SCSI ID, taken at the switch.
+    pub ident43: [u8; 4],
 }
 
 // ---- entry points (called from entry.S) ---------------------------------------------------

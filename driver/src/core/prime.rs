@@ -65,6 +65,9 @@ pub(super) fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
         finish_transfer(pb_addr, dce_addr, count);
         return 0;
     }
+    if g.switch43 != 0 {
+        super::switch::at_request_start(g);
+    }
     g.active_pb = pb_addr;
     g.active_write = write as u8;
     g.active_lba = t.lba;

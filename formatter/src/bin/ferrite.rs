@@ -81,6 +81,9 @@ pub enum Rom {
     Old,
     /// SCSI Manager 4.3 ROM (Quadra 840AV class).
     Scsi43,
+    /// Original SCSI Manager ROM, then System 7.5's SCSI Manager 4.3 extension later in the
+    /// boot (Quadra 700/800/900/950, Centris; 68040 only).
+    Quadra,
 }
 
 #[derive(Subcommand)]
@@ -299,7 +302,11 @@ fn main() -> ExitCode {
             launch,
         } => cli::boot::boot(
             &disk,
-            rom == Rom::Scsi43,
+            match rom {
+                Rom::Old => ferrite_emu::start_manager::RomGeneration::OriginalScsiManager,
+                Rom::Scsi43 => ferrite_emu::start_manager::RomGeneration::ScsiManager43,
+                Rom::Quadra => ferrite_emu::start_manager::RomGeneration::Quadra,
+            },
             cpu,
             id,
             cat.as_deref(),

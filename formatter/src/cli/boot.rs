@@ -62,7 +62,7 @@ impl BlockDevice for DriverDisk<'_> {
 
 pub fn boot(
     path: &Path,
-    scsi43: bool,
+    rom: RomGeneration,
     cpu: u32,
     id: Option<u8>,
     cat: Option<&str>,
@@ -72,11 +72,6 @@ pub fn boot(
         68000 => CpuModel::M68000,
         68040 => CpuModel::M68040,
         n => bail!("--cpu {n}: the emulated Mac has a 68000 or a 68040"),
-    };
-    let rom = if scsi43 {
-        RomGeneration::ScsiManager43
-    } else {
-        RomGeneration::OriginalScsiManager
     };
     let id = id.or(disk::scsi_name_info(path).0).unwrap_or(0);
     if id > 6 {
@@ -93,7 +88,7 @@ pub fn boot(
     scsi_manager::install(
         &mut m,
         ScsiManagerConfig {
-            v43_present: scsi43,
+            v43_present: rom == RomGeneration::ScsiManager43,
             ..Default::default()
         },
     );

@@ -180,6 +180,55 @@ pub fn install(m: &mut Machine, config: ScsiManagerConfig) {
     }
 }
 
+/// Gestalt `'scsi'` bit 0, `gestaltAsyncSCSI`: SCSI Manager 4.3 is present (bit 1,
+/// `gestaltAsyncSCSIINROM`, stays clear when it came from the System; UI `Gestalt.a`).
+pub const GESTALT_ASYNC_SCSI: u32 = 1 << 0;
+
+/// What SCSI Manager 4.3, arriving after the boot ([`arrive_v43`]), does with the disk drivers
+/// the original SCSI Manager's ROM already installed. No public source says; IM Devices ch. 4
+/// only says a driver "during the transition from a ROM-based original SCSI Manager to SCSI
+/// Manager 4.3" may use `SCSIGetVirtualIDInfo`, which suggests that the driver, not the
+/// extension, does the transition. Both cases are modelled and seeded in the boot model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrivalXrefs {
+    /// Nothing: no cross-reference exists until a driver creates its own (the case where a
+    /// driver that never registers is invisible to `SCSILookupRefNumXref` clients).
+    None,
+    /// A cross-reference for every driver in unit-table entries 32–38 (ID n → refNum
+    /// `~(32+n)`, bus 0, LUN 0), as a 4.3 ROM is believed to make for the old-style drivers
+    /// it loads: a driver's own `SCSICreateRefNumXref` then gets `scsiDeviceConflict`.
+    ForInstalledDrivers,
+}
+
+/// SCSI Manager 4.3 arrives while the system runs — on a Quadra 700/800/900/950, 610/650 or
+/// Centris, the System 7.5 "SCSI Manager 4.3" extension (built into the System from 7.5.3;
+/// TIL 17019), after the ROM's original SCSI Manager booted the drivers: `_SCSIAtomic` is
+/// registered (so `_GetTrapAddress($A089)` stops answering `_Unimplemented`), Gestalt
+/// `'scsi'` gets `gestaltAsyncSCSI`, and `xrefs` says what happens to the installed drivers.
+/// The original SCSI Manager keeps working: both APIs now share the one bus (IM Devices
+/// ch. 4: 4.3 emulates the original calls through its SIM's `NewOldCall`), which the
+/// model arbitrates (`SCSIGet` is refused while a 4.3 request is on the bus; a 4.3 request
+/// waits while an original-API transaction holds it). Anything in flight is left alone.
+pub fn arrive_v43(m: &mut Machine, xrefs: ArrivalXrefs) {
+    state(m).config.v43_present = true;
+    v43::install(m);
+    m.set_gestalt(crate::os_utils::ostype(b"scsi"), Some(GESTALT_ASYNC_SCSI));
+    if xrefs == ArrivalXrefs::ForInstalledDrivers {
+        let table = m.read_u32(crate::lowmem::UTABLE_BASE);
+        let count = m.read_u16(crate::lowmem::UNIT_NTRY_CNT) as u32;
+        for id in 0..7u32 {
+            let unit = 32 + id;
+            if unit < count && m.read_u32(table + 4 * unit) != 0 {
+                state(m)
+                    .sim
+                    .xrefs
+                    .entry(id << 8)
+                    .or_insert((!(unit as i16), 0));
+            }
+        }
+    }
+}
+
 /// Whether `[addr, addr+len)` is guest RAM and not the NIL pointer.
 pub(crate) fn mapped(m: &Machine, addr: u32, len: u32) -> bool {
     addr != 0 && m.bus().in_ram(addr, len.max(1))

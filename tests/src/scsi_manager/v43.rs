@@ -538,6 +538,18 @@ fn action(m: &mut Machine, pb: u32, function: u8) -> Result<Done, Fault> {
             }
         }
         SCSI_CREATE_REF_NUM_XREF | SCSI_LOOKUP_REF_NUM_XREF | SCSI_REMOVE_REF_NUM_XREF => {
+            // IM Devices ch. 4 (SCSICreateRefNumXref, SCSIRemoveRefNumXref): "may move
+            // memory; you should not call it at interrupt time".
+            if function != SCSI_LOOKUP_REF_NUM_XREF && m.at_interrupt_level() {
+                return Err(misuse(
+                    "scsiFunctionCode",
+                    pb,
+                    format!(
+                        "${function:02X} (SCSICreate/RemoveRefNumXref) called at interrupt time: \
+                         it may move memory (Inside Macintosh: Devices ch. 4)"
+                    ),
+                ));
+            }
             if m.read_u32(pb + SCSI_COMPLETION) != 0 {
                 SCSI_REQUEST_INVALID
             } else {

@@ -21,6 +21,12 @@
 //! 5. The boot drive (the first drive a loaded driver added) gets its boot blocks read
 //!    through the driver ('LK' is recorded, not required) and `BootDrive` ($210) set; it is
 //!    mounted with `_MountVol`'s logic, then every drive named by a disk-inserted event.
+//! 6. [`RomGeneration::Quadra`] only: SCSI Manager 4.3 arrives with the System 7.5 extension
+//!    ([`scsi_manager::arrive_v43`]) at the point [`BootConfig::extension_arrival`] names —
+//!    after the boot volume is mounted (the extension is a file on it, loaded with the other
+//!    extensions; from 7.5.3 part of the System file) and before or after the other volumes
+//!    mount — then the event loop runs `settle_ticks` more ticks (`SystemTask`, so drivers get
+//!    `accRun`) as INITs load and the Finder starts.
 
 use std::fmt;
 
@@ -68,11 +74,48 @@ pub struct BootConfig {
     /// Seed of the garbage in the registers the ROM does not set at the install call
     /// (default: `FERRITE_SEED`, [`crate::seed`]).
     pub register_seed: u64,
+    /// [`RomGeneration::Quadra`]: when SCSI Manager 4.3 arrives (default: drawn with the seed
+    /// between the two boot points).
+    pub extension_arrival: ExtensionArrival,
+    /// [`RomGeneration::Quadra`]: what 4.3 does with the drivers already installed (default:
+    /// drawn with the seed; no public source settles it).
+    pub extension_xrefs: scsi_manager::ArrivalXrefs,
 }
+
+/// When SCSI Manager 4.3 arrives on the [`RomGeneration::Quadra`] model. The extension is a
+/// file of the boot volume's System Folder (System 7.5; from 7.5.3 a part of the System file,
+/// TIL 17019), so it cannot load before the boot volume is mounted; whether the other volumes
+/// are mounted before it (their disk-inserted events are handled by the event loop) is not
+/// documented, so both orders are modelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtensionArrival {
+    /// Right after the boot volume is mounted, before the other volumes.
+    AfterBootVolume,
+    /// After every volume is mounted.
+    AfterMounts,
+    /// Not during the boot: the test calls [`scsi_manager::arrive_v43`] itself (e.g. while a
+    /// request is in flight).
+    Never,
+}
+
+/// Seed stream of the Quadra model's choices.
+const QUADRA_SEED_STREAM: u64 = 0x0A_0043;
 
 impl BootConfig {
     /// Defaults for `rom`.
     pub fn new(rom: RomGeneration) -> BootConfig {
+        let seed = crate::seed::seed_from_env();
+        let mut rng = crate::seed::Rng::new(seed, QUADRA_SEED_STREAM);
+        let extension_arrival = if rng.below(2) == 0 {
+            ExtensionArrival::AfterBootVolume
+        } else {
+            ExtensionArrival::AfterMounts
+        };
+        let extension_xrefs = if rng.below(2) == 0 {
+            scsi_manager::ArrivalXrefs::None
+        } else {
+            scsi_manager::ArrivalXrefs::ForInstalledDrivers
+        };
         BootConfig {
             rom,
             checks: RomChecks::default(),
@@ -80,7 +123,9 @@ impl BootConfig {
             install_preserves: Preserved::MAC_OS,
             require_xref: false,
             rom_model: None,
-            register_seed: crate::seed::seed_from_env(),
+            register_seed: seed,
+            extension_arrival,
+            extension_xrefs,
         }
     }
 }
@@ -136,6 +181,8 @@ pub struct BootReport {
     /// What a real ROM might treat differently (the model went on).
     pub warnings: Vec<String>,
     pub ticks: u32,
+    /// [`RomGeneration::Quadra`]: where SCSI Manager 4.3 arrived, and `Ticks` then.
+    pub v43_arrived: Option<(ExtensionArrival, u32)>,
 }
 
 impl BootReport {
@@ -223,6 +270,21 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
             ),
         ));
     }
+    if cfg.rom == RomGeneration::Quadra {
+        if m.model() != crate::CpuModel::M68040 {
+            return Err(RunError::setup(
+                m.model(),
+                "the Quadra model (original SCSI Manager, then the 4.3 extension) is a 68040 Mac",
+            ));
+        }
+        if scsi_manager::v43_present(m) {
+            return Err(RunError::setup(
+                m.model(),
+                "the Quadra model boots without SCSI Manager 4.3: install the SCSI Managers with \
+                 `v43_present` off",
+            ));
+        }
+    }
     m.set_rom_region(Some(rom_model.region()));
     {
         let (mm, bus) = m.memory_manager_and_bus();
@@ -302,6 +364,9 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
         }
         mount_recording(m, boot.number as u16, &mut report)?;
     }
+    if cfg.extension_arrival == ExtensionArrival::AfterBootVolume {
+        extension_arrives(m, cfg, &mut report)?;
+    }
     report.events = m
         .posted_events()
         .iter()
@@ -314,6 +379,9 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
         }
         mount_recording(m, drive, &mut report)?;
     }
+    if cfg.extension_arrival == ExtensionArrival::AfterMounts {
+        extension_arrives(m, cfg, &mut report)?;
+    }
     report.volumes = m.state::<file_manager::FileManager>().volumes.clone();
     report.ticks = m.ticks();
     let after = &m.stats().trap_counts;
@@ -323,6 +391,21 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
         .filter(|(_, n)| *n > 0)
         .collect();
     Ok(report)
+}
+
+/// [`RomGeneration::Quadra`]: SCSI Manager 4.3 arrives, then the system keeps running.
+fn extension_arrives(
+    m: &mut Machine,
+    cfg: &BootConfig,
+    report: &mut BootReport,
+) -> Result<(), RunError> {
+    if cfg.rom != RomGeneration::Quadra {
+        return Ok(());
+    }
+    scsi_manager::arrive_v43(m, cfg.extension_xrefs);
+    report.v43_arrived = Some((cfg.extension_arrival, m.ticks()));
+    m.run_event_loop(cfg.settle_ticks)
+        .map_err(|f| m.fail(f, m.pc()))
 }
 
 fn mount_recording(m: &mut Machine, drive: u16, report: &mut BootReport) -> Result<(), RunError> {
@@ -443,6 +526,10 @@ impl fmt::Display for BootReport {
                 "original SCSI Manager ROM (Mac II/Quadra 800 class)"
             }
             Some(RomGeneration::ScsiManager43) => "SCSI Manager 4.3 ROM (Quadra 840AV class)",
+            Some(RomGeneration::Quadra) => {
+                "original SCSI Manager ROM, then the System 7.5 SCSI Manager 4.3 extension \
+                 (Quadra 700/800/900/950, Centris)"
+            }
             None => "?",
         };
         writeln!(f, "Boot report — {rom}")?;
@@ -504,6 +591,9 @@ impl fmt::Display for BootReport {
                 v.size_bytes() / 1024,
                 v.free_bytes() / 1024
             )?;
+        }
+        if let Some((at, tick)) = self.v43_arrived {
+            writeln!(f, "SCSI Manager 4.3 arrived: {at:?}, at tick {tick}")?;
         }
         writeln!(f, "Events: {:?}", self.events)?;
         let traps: Vec<String> = self.traps.iter().map(|(n, c)| format!("{n}×{c}")).collect();

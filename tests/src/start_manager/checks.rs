@@ -17,6 +17,12 @@ pub enum RomGeneration {
     /// SCSI Manager 4.3 in ROM (Quadra 840AV class): `Apple_Driver43` drivers entered at +8
     /// with D5 = DeviceIdent; other drivers at +0 with D5 = SCSI ID.
     ScsiManager43,
+    /// The commonest real Quadra (700/800/900/950, 610/650, Centris; 68040): the original SCSI
+    /// Manager in ROM boots the drivers through +0 (D5 = SCSI ID) as
+    /// [`RomGeneration::OriginalScsiManager`] does, then SCSI Manager 4.3 arrives with System
+    /// 7.5's extension later in the boot (TIL 17019; see
+    /// [`super::boot::ExtensionArrival`] and [`crate::scsi_manager::arrive_v43`]).
+    Quadra,
 }
 
 /// The ROM's disk checks; defaults follow the facts doc's recommendation of what to assume.

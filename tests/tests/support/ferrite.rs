@@ -159,15 +159,33 @@ pub fn boot_disk_on(m: Machine, rom: RomGeneration, disk: &TestDisk, cfg: DiskCo
 
 /// Boot a prepared target on machine `m`.
 pub fn boot_target_on(
-    mut m: Machine,
+    m: Machine,
     rom: RomGeneration,
     target: DiskTarget,
     layout: TestDiskLayout,
 ) -> Rig {
+    boot_target_with(m, &BootConfig::new(rom), target, layout)
+}
+
+/// Boot `disk` on machine `m` with an explicit boot configuration.
+pub fn boot_disk_with(m: Machine, cfg: &BootConfig, disk: &TestDisk, dcfg: DiskConfig) -> Rig {
+    let (image, layout) = disk.build();
+    let mut target = DiskTarget::in_memory((image.len() / 512) as u64, dcfg).unwrap();
+    target.write_store(0, &image).unwrap();
+    boot_target_with(m, cfg, target, layout)
+}
+
+/// Boot a prepared target on machine `m` with an explicit boot configuration.
+pub fn boot_target_with(
+    mut m: Machine,
+    cfg: &BootConfig,
+    target: DiskTarget,
+    layout: TestDiskLayout,
+) -> Rig {
     let cpu = m.model();
+    let rom = cfg.rom;
     scsi_manager::bus(&mut m).attach(ID, Box::new(target));
-    let report =
-        boot(&mut m, &BootConfig::new(rom)).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
+    let report = boot(&mut m, cfg).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
     let ref_num = report
         .drivers()
         .find_map(|d| d.ref_num)
