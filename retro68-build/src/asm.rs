@@ -47,13 +47,13 @@ pub fn assemble_flat_supervisor(name: &str, source: &str) -> Result<FlatImage> {
 }
 
 fn assemble(name: &str, source: &str, supervisor: bool) -> Result<FlatImage> {
+    // One set of files per call: tests assemble the same source from several threads at
+    // once, and the clock alone did not keep their names apart.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let dir = work_dir();
     let unique = format!(
-        "{name}-{:x}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0)
+        "{name}-{}",
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     );
     let src = dir.join(format!("{unique}.S"));
     let obj = dir.join(format!("{unique}.o"));
