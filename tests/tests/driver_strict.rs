@@ -23,6 +23,27 @@ fn rig(cpu: ferrite_emu::CpuModel, rom: RomGeneration) -> (Rig, Vec<u8>) {
     (r, data)
 }
 
+/// Schedule an asynchronous `_Read` of `count` bytes at `offset` of the first drive into
+/// `buf`, made from a level-2 interrupt handler (so the driver's Prime runs at interrupt
+/// level), with the recording completion routine; returns its parameter block.
+fn read_from_an_interrupt(r: &mut Rig, offset: u32, buf: u32, count: u32) -> u32 {
+    let pb = r.pb();
+    r.set_io(pb, 0, FS_FROM_START, offset, buf, count);
+    let completion = r.completion();
+    r.m.write_u32(pb + IO_COMPLETION, completion);
+    r.m.schedule_interrupt(
+        0,
+        2,
+        "test: _Read from an interrupt handler",
+        Box::new(move |m: &mut ferrite_emu::Machine| {
+            let d0 = m.device_call(READ | ASYNC, pb)? as i16;
+            assert_eq!(d0, 0, "an asynchronous call returns 0 at once");
+            Ok(())
+        }),
+    );
+    pb
+}
+
 /// An immediate read and a `'flus'` Control while an asynchronous read is in flight: the
 /// driver must not refill the parameter block (or sense buffer) the SIM owns (0.1.0 did: "the
 /// guest wrote its parameter block while SCSI Manager 4.3 owned it").
@@ -74,21 +95,8 @@ fn not_ready_at_interrupt_level_is_retried_later_never_waited_for() {
         for rom in ROMS {
             let (mut r, data) = rig(cpu, rom);
             let buf = r.alloc(8 * 512);
-            let pb = r.pb();
-            r.set_io(pb, 0, FS_FROM_START, 40 * 512, buf, 8 * 512);
-            let completion = r.completion();
-            r.m.write_u32(pb + IO_COMPLETION, completion);
             r.disk().inject_not_ready(3, NotReadyCause::BecomingReady);
-            r.m.schedule_interrupt(
-                0,
-                2,
-                "test: _Read from an interrupt handler",
-                Box::new(move |m: &mut ferrite_emu::Machine| {
-                    let d0 = m.device_call(READ | ASYNC, pb)? as i16;
-                    assert_eq!(d0, 0);
-                    Ok(())
-                }),
-            );
+            let pb = read_from_an_interrupt(&mut r, 40 * 512, buf, 8 * 512);
             r.wait_completions(&[pb]);
             assert_eq!(r.m.read_u16(pb + PB_DONE_D0), 0, "{}", r.what());
             assert_eq!(
@@ -117,21 +125,8 @@ fn a_bus_held_by_interrupted_code_is_retried_later() {
     for cpu in CPUS {
         let (mut r, data) = rig(cpu, RomGeneration::OriginalScsiManager);
         let buf = r.alloc(4 * 512);
-        let pb = r.pb();
-        r.set_io(pb, 0, FS_FROM_START, 60 * 512, buf, 4 * 512);
-        let completion = r.completion();
-        r.m.write_u32(pb + IO_COMPLETION, completion);
         scsi_manager::set_busy_at_interrupt(&mut r.m, BusyAtInterrupt::Always);
-        r.m.schedule_interrupt(
-            0,
-            2,
-            "test: _Read from an interrupt handler",
-            Box::new(move |m: &mut ferrite_emu::Machine| {
-                let d0 = m.device_call(READ | ASYNC, pb)? as i16;
-                assert_eq!(d0, 0);
-                Ok(())
-            }),
-        );
+        let pb = read_from_an_interrupt(&mut r, 60 * 512, buf, 4 * 512);
         let t0 = r.m.ticks();
         r.m.idle_until(|m| m.ticks() >= t0 + 100, 200, "100 ticks")
             .unwrap();
