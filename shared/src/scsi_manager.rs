@@ -10,6 +10,8 @@ pub mod v43 {
     pub const SCSI_REQUEST_IN_PROGRESS: i16 = 1;
     pub const SCSI_NON_ZERO_STATUS: i16 = -7932;
     pub const SCSI_SELECT_TIMEOUT: i16 = -7926;
+    /// `scsiCommandTimeout`: `scsiTimeout` ran out (the target stopped answering).
+    pub const SCSI_COMMAND_TIMEOUT: i16 = -7925;
     pub const SCSI_BUS_RESET: i16 = -7922;
     /// `scsiDataRunError`: the target moved less (or more) data than `scsiDataLength`.
     pub const SCSI_DATA_RUN_ERROR: i16 = -7918;

@@ -205,3 +205,68 @@ fn two_ferrite_disks_on_one_bus() {
         }
     }
 }
+
+/// A drive that takes a command and stops answering: under SCSI Manager 4.3 the driver's
+/// `scsiTimeout` ends the request with `ioErr` (0.1.0 set none: the request, and the Mac,
+/// waited for ever); on the original SCSI Manager `SCSIComplete`'s own timeout resets the
+/// bus and the driver's retry succeeds. Either way the next requests work.
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_drive_that_stops_answering_does_not_hang_the_mac() {
+    for cpu in CPUS {
+        for rom in ROMS {
+            let (mut r, data) = rig(cpu, rom);
+            let buf = r.alloc(4 * 512);
+            r.disk().inject_hang(1);
+            let t0 = r.m.ticks();
+            let pb = r.pb();
+            r.set_io(pb, 0, FS_FROM_START, 80 * 512, buf, 4 * 512);
+            let completion = r.completion();
+            r.m.write_u32(pb + IO_COMPLETION, completion);
+            let d0 = r.m.device_call(READ | ASYNC, pb).unwrap() as i16;
+            assert_eq!(d0, 0, "{}", r.what());
+            r.m.idle_until(
+                move |m| m.read_u16(pb + PB_DONE_COUNT) > 0,
+                60 * 60,
+                "the read of a drive that stopped answering",
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", r.what()));
+            let waited = r.m.ticks() - t0;
+            let result = r.m.read_u16(pb + PB_DONE_D0) as i16;
+            if rom == RomGeneration::ScsiManager43 {
+                assert_eq!(result, IO_ERR, "{}: timed out", r.what());
+                assert!(
+                    waited >= 60 * 20 - 2,
+                    "{}: after the 20 s timeout ({waited} ticks)",
+                    r.what()
+                );
+            } else {
+                assert_eq!(
+                    result,
+                    0,
+                    "{}: retried after SCSIComplete's timeout",
+                    r.what()
+                );
+                assert_eq!(
+                    r.m.read_bytes(buf, 4 * 512),
+                    data[80 * 512..84 * 512],
+                    "{}",
+                    r.what()
+                );
+            }
+            let (d0, n) = r.prime(READ, 0, FS_FROM_START, 80 * 512, buf, 4 * 512);
+            assert_eq!(
+                (d0, n),
+                (0, 4 * 512),
+                "{}: the drive answers again",
+                r.what()
+            );
+            assert_eq!(
+                r.m.read_bytes(buf, 4 * 512),
+                data[80 * 512..84 * 512],
+                "{}",
+                r.what()
+            );
+        }
+    }
+}

@@ -1136,3 +1136,93 @@ fn writing_what_the_sim_owns_fails_the_run() {
         );
     }
 }
+
+/// A target that takes its command and stops answering: the request ends at `scsiTimeout`
+/// with `scsiCommandTimeout` and a bus reset; with no timeout it never ends — a synchronous
+/// call is a hang, an asynchronous one can be ended with `SCSIAbortCommand`.
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn a_target_that_stops_answering_ends_at_the_timeout_or_never() {
+    const TIMEOUT: u32 = 84;
+    const COMMAND_TIMEOUT: i16 = -7925;
+    for cpu in CPUS {
+        let mut m = machine(cpu);
+        let buf = alloc(&mut m, BLOCK as u32);
+        let routine = sym(&m, "completion");
+        // 500 ms: ends then, with the bus reset.
+        disk(&mut m).hang_next = true;
+        let a = exec_pb(
+            &mut m,
+            0,
+            DIR_IN | SIMQ_NO_FREEZE,
+            &read10(1, 1),
+            buf,
+            BLOCK as u32,
+        );
+        m.write_u32(a + TIMEOUT, 500);
+        m.write_u32(a + COMPLETION, routine);
+        let t0 = m.emulated_cycles();
+        assert_eq!(exec(&mut m, a), NO_ERR);
+        assert_eq!(
+            m.call("wait", &[a]).unwrap().d0 as i16,
+            COMMAND_TIMEOUT,
+            "{cpu}"
+        );
+        let waited = (m.emulated_cycles() - t0) as f64 / m.clock_hz() as f64;
+        assert!(waited >= 0.5, "{cpu}: ended after {waited} s");
+        assert_eq!(
+            scsi_manager::bus(&mut m).resets(),
+            1,
+            "{cpu}: the SIM reset the bus"
+        );
+        // No timeout: never ends by itself; SCSIAbortCommand ends it (and resets the bus).
+        disk(&mut m).hang_next = true;
+        let b = exec_pb(
+            &mut m,
+            0,
+            DIR_IN | SIMQ_NO_FREEZE,
+            &read10(1, 1),
+            buf,
+            BLOCK as u32,
+        );
+        m.write_u32(b + COMPLETION, routine);
+        assert_eq!(exec(&mut m, b), NO_ERR);
+        m.wait_ticks(600, "10 s").unwrap();
+        assert_eq!(
+            result(&m, b),
+            IN_PROGRESS,
+            "{cpu}: still waiting after 10 s"
+        );
+        let abort = small_pb(&mut m, 0x10, 40, 0);
+        m.write_u32(abort + 36, b);
+        assert_eq!(
+            exec(&mut m, abort),
+            NO_ERR,
+            "{cpu}: the silent request can be aborted"
+        );
+        assert_eq!(m.call("wait", &[b]).unwrap().d0 as i16, REQUEST_ABORTED);
+        assert_eq!(scsi_manager::bus(&mut m).resets(), 2);
+        // The target answers again.
+        let c = exec_pb(
+            &mut m,
+            0,
+            DIR_IN | SIMQ_NO_FREEZE,
+            &read10(1, 1),
+            buf,
+            BLOCK as u32,
+        );
+        assert_eq!(exec(&mut m, c), NO_ERR, "{cpu}");
+        // Synchronous with no timeout: a hang, which fails the run.
+        disk(&mut m).hang_next = true;
+        let d = exec_pb(
+            &mut m,
+            0,
+            DIR_IN | SIMQ_NO_FREEZE,
+            &read10(1, 1),
+            buf,
+            BLOCK as u32,
+        );
+        let e = m.call("exec", &[d]).unwrap_err();
+        assert!(e.to_string().contains("would hang"), "{cpu}: {e}");
+    }
+}

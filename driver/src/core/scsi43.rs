@@ -18,6 +18,11 @@ pub(super) enum Slot {
 /// Bytes of sense data asked for (fixed format).
 const SENSE_LEN: u8 = 18;
 
+/// `scsiTimeout` of every command, in milliseconds: a drive that stops answering ends the
+/// request with `scsiCommandTimeout` instead of holding the bus (and the Mac) for ever. Long
+/// enough for a spin-up (START STOP UNIT waits for it) or a drive's own error recovery.
+const COMMAND_TIMEOUT_MS: i32 = 20_000;
+
 fn parts(g: &mut Globals, slot: Slot) -> (&mut ScsiExecIoPb, &mut [u8; 32]) {
     match slot {
         Slot::Async => (&mut g.pb, &mut g.sense),
@@ -65,7 +70,7 @@ pub(super) fn fill_pb43(g: &mut Globals, slot: Slot, cdb: &[u8], dir: Dir, data:
     p.scsi_sense_length = SENSE_LEN;
     p.scsi_cdb_length = cdb.len() as u8;
     p.scsi_cdb[..cdb.len()].copy_from_slice(cdb);
-    p.scsi_timeout.set(0);
+    p.scsi_timeout.set(COMMAND_TIMEOUT_MS);
 }
 
 /// One synchronous command through the synchronous slot.

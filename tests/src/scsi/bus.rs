@@ -122,6 +122,8 @@ pub struct ScsiBus {
     time_ns: u64,
     log: Vec<LogEntry>,
     resets: u32,
+    /// The target on the bus stopped responding after its CDB.
+    hung: bool,
 }
 
 impl Default for ScsiBus {
@@ -142,6 +144,7 @@ impl ScsiBus {
             time_ns: 0,
             log: Vec::new(),
             resets: 0,
+            hung: false,
         }
     }
 
@@ -309,6 +312,11 @@ impl ScsiBus {
                 self.reset();
                 return Ok(BusPhase::BusFree);
             }
+            // The phase stays COMMAND with the CDB taken: nothing more will happen.
+            DataPhase::Hang => {
+                self.hung = true;
+                BusPhase::Command { id }
+            }
         };
         Ok(self.phase)
     }
@@ -431,10 +439,17 @@ impl ScsiBus {
     pub fn reset(&mut self) {
         self.finish_log();
         self.resets += 1;
+        self.hung = false;
         for t in self.targets.iter_mut().flatten() {
             t.bus_reset();
         }
         self.phase = BusPhase::BusFree;
+    }
+
+    /// The target on the bus took its command and stopped responding (only a bus reset ends
+    /// that).
+    pub fn is_hung(&self) -> bool {
+        self.hung
     }
 
     /// One whole command, as SCSI Manager 4.3 runs it: arbitrate, select with ATN (IDENTIFY
@@ -489,6 +504,11 @@ impl ScsiBus {
                 BusPhase::Status { .. } => {
                     exec.status = Some(self.status().unwrap());
                     self.message_in().unwrap();
+                    break;
+                }
+                BusPhase::Command { .. } if self.hung => {
+                    // A hung target: the caller's timeout resets the bus.
+                    self.reset();
                     break;
                 }
                 other => unreachable!("phase {other:?} after command"),

@@ -184,6 +184,8 @@ pub struct Faults {
     pub offline: bool,
     pub busy: u32,
     pub bus_reset_in: Option<u32>,
+    /// Commands still to hang ([`DiskTarget::inject_hang`]).
+    pub hangs: u32,
     pub short_data: u32,
     pub short_by: usize,
     /// Commands with this opcode fail with HARDWARE ERROR 04/44/00 once this many of them
@@ -572,6 +574,12 @@ impl DiskTarget {
     /// The next `n` commands end with BUSY status, not executed.
     pub fn inject_busy(&mut self, n: u32) {
         self.faults.busy = n;
+    }
+
+    /// The next `n` commands are taken and then never answered: the target keeps the bus
+    /// (BSY) until a bus reset, as a dying drive does.
+    pub fn inject_hang(&mut self, n: u32) {
+        self.faults.hangs = n;
     }
 
     /// The `nth` next command (1 = the next) resets the bus instead of running.
@@ -1191,6 +1199,10 @@ impl ScsiTarget for DiskTarget {
         self.stats.commands += 1;
         if let Some(&opcode) = cdb.first() {
             *self.stats.by_opcode.entry(opcode).or_default() += 1;
+        }
+        if self.faults.hangs > 0 {
+            self.faults.hangs -= 1;
+            return DataPhase::Hang;
         }
         if let Some(n) = self.faults.bus_reset_in {
             if n <= 1 {

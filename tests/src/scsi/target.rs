@@ -32,6 +32,9 @@ pub enum DataPhase {
     Out(usize),
     /// The target (fault injection) resets the bus during the command: no data, no status.
     BusReset,
+    /// The target (fault injection) takes the command and stops responding: it keeps BSY and
+    /// never asks for anything again, until a bus reset.
+    Hang,
 }
 
 /// A device on the virtual bus.

@@ -221,6 +221,7 @@ pub const SCSI_UNABLE_TO_ABORT: i16 = -7933;
 pub const SCSI_NON_ZERO_STATUS: i16 = -7932;
 pub const SCSI_UNABLE_TO_TERMINATE: i16 = -7927;
 pub const SCSI_SELECT_TIMEOUT_ERR: i16 = -7926;
+pub const SCSI_COMMAND_TIMEOUT: i16 = -7925;
 pub const SCSI_SCSI_BUS_RESET: i16 = -7922;
 pub const SCSI_AUTOSENSE_FAILED: i16 = -7920;
 pub const SCSI_DATA_RUN_ERROR: i16 = -7918;
@@ -275,6 +276,8 @@ pub const COMPLETION_A5: u32 = 0xA5A5_A5A5;
 /// What a request's completion writes to its PB.
 #[derive(Debug, Clone, Copy, Default)]
 struct Outcome {
+    /// The target took the command and stopped responding.
+    hung: bool,
     result: i16,
     scsi_status: u8,
     result_flags: u16,
@@ -297,7 +300,9 @@ struct Active {
     /// DATA IN bytes the transaction read, written to the client's buffer at completion
     /// (when the data phase is over), not when the request started.
     data_in: Vec<(u32, Vec<u8>)>,
-    irq: InterruptId,
+    /// The completion interrupt; `None` for a hung target and no `scsiTimeout`: it never
+    /// completes.
+    irq: Option<InterruptId>,
     due: u64,
 }
 
@@ -493,12 +498,30 @@ fn action(m: &mut Machine, pb: u32, function: u8) -> Result<Done, Fault> {
             } else {
                 (SCSI_TERMINATED, SCSI_UNABLE_TO_TERMINATE)
             };
-            match remove_queued(m, target) {
-                Some(req) => {
-                    finish_soon(m, req, Outcome::error(ok));
-                    NO_ERR
+            let hung_active = state(m)
+                .sim
+                .active
+                .as_ref()
+                .is_some_and(|a| a.req.pb == target && a.outcome.hung);
+            if hung_active {
+                // The request on the bus with a silent target: the SIM ends it by resetting
+                // the bus (assumed; a request whose target is answering cannot be aborted).
+                let a = state(m).sim.active.take().expect("checked");
+                if let Some(irq) = a.irq {
+                    m.cancel_interrupt(irq);
                 }
-                None => fail,
+                state(m).bus.reset();
+                finish_soon(m, a.req, Outcome::error(ok));
+                kick(m)?;
+                NO_ERR
+            } else {
+                match remove_queued(m, target) {
+                    Some(req) => {
+                        finish_soon(m, req, Outcome::error(ok));
+                        NO_ERR
+                    }
+                    None => fail,
+                }
             }
         }
         SCSI_RESET_BUS => match dev(m, false) {
@@ -876,6 +899,38 @@ fn kick_from(m: &mut Machine, issuing: Option<u32>) -> Result<(), Fault> {
             finish_soon(m, r, Outcome::error(SCSI_SCSI_BUS_RESET));
         }
     }
+    if outcome.hung {
+        // The SIM gives up at `scsiTimeout` (> 0: ms, < 0: µs) and resets the bus to get it
+        // back; with no timeout (0) the request never completes (Inside Macintosh: Devices
+        // ch. 4, `scsiTimeout`).
+        let timeout = m.read_u32(pb + SCSI_TIMEOUT) as i32;
+        let ns = match timeout {
+            0 => None,
+            t if t > 0 => Some(t as u64 * 1_000_000),
+            t => Some(t.unsigned_abs() as u64 * 1_000),
+        };
+        let (irq, due) = match ns {
+            None => (None, u64::MAX),
+            Some(ns) => {
+                let cycles = ns_to_cycles(m, ns);
+                let irq = m.schedule_interrupt(
+                    cycles,
+                    2,
+                    "SCSI Manager 4.3 command timeout",
+                    Box::new(move |m: &mut Machine| complete_active(m, pb)),
+                );
+                (Some(irq), m.emulated_cycles() + cycles)
+            }
+        };
+        state(m).sim.active = Some(Active {
+            req,
+            outcome,
+            data_in,
+            irq,
+            due,
+        });
+        return Ok(());
+    }
     let cycles = ns_to_cycles(m, ns);
     let inside = issuing == Some(pb) && !bus_reset;
     let Some(cycles) = completion_delay(m, cycles, inside) else {
@@ -895,7 +950,7 @@ fn kick_from(m: &mut Machine, issuing: Option<u32>) -> Result<(), Fault> {
         req,
         outcome,
         data_in,
-        irq,
+        irq: Some(irq),
         due,
     });
     Ok(())
@@ -932,6 +987,10 @@ fn complete_active(m: &mut Machine, pb: u32) -> Result<(), Fault> {
         ));
     };
     assert_eq!(a.req.pb, pb, "the in-flight request completes");
+    if a.outcome.hung {
+        // The timeout: the SIM resets the bus to take it back from the silent target.
+        state(m).bus.reset();
+    }
     finish(m, a.req, a.outcome, a.data_in)
 }
 
@@ -986,7 +1045,9 @@ fn finish_soon_with(m: &mut Machine, req: Request, outcome: Outcome, data_in: Da
 /// Every request in the SIM ends with `scsiSCSIBusReset` (after a bus reset).
 pub(crate) fn fail_all_for_reset(m: &mut Machine) {
     if let Some(a) = state(m).sim.active.take() {
-        m.cancel_interrupt(a.irq);
+        if let Some(irq) = a.irq {
+            m.cancel_interrupt(irq);
+        }
         let mut o = Outcome::error(SCSI_SCSI_BUS_RESET);
         o.data_residual = a.outcome.data_residual;
         // The data phase was over: what was read reaches the buffer.
@@ -1057,6 +1118,14 @@ fn wait_done(m: &mut Machine, pb: u32, done: &Arc<AtomicBool>) -> Result<(), Fau
                 ),
             ));
         };
+        let Some(irq) = irq else {
+            return Err(Fault::misuse(
+                SCSI_ATOMIC,
+                format!(
+                    "synchronous SCSIExecIO (PB ${pb:08X}) with interrupts masked waits for a target that stopped responding, and no scsiTimeout ends it (would hang a real Mac)"
+                ),
+            ));
+        };
         m.cancel_interrupt(irq);
         m.idle_to_cycle(due);
         complete_active(m, active_pb)?;
@@ -1104,6 +1173,13 @@ fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, DataIn, u64), Fa
         }
         if bus.command(&cdb).expect("command phase") == BusPhase::BusFree {
             o.result = SCSI_SCSI_BUS_RESET;
+            o.data_residual = len;
+            return Ok((o, Vec::new(), bus.time_ns() - t0));
+        }
+        if bus.is_hung() {
+            // Nothing more comes: the request ends only at `scsiTimeout` (see `kick_from`).
+            o.hung = true;
+            o.result = SCSI_COMMAND_TIMEOUT;
             o.data_residual = len;
             return Ok((o, Vec::new(), bus.time_ns() - t0));
         }

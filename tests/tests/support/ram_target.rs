@@ -23,6 +23,9 @@ pub struct RamTarget {
     pub short_next: usize,
     /// Next command resets the bus (one shot).
     pub reset_next: bool,
+    /// Next command is taken and never answered: the target holds the bus until a reset
+    /// (one shot).
+    pub hang_next: bool,
     /// Extra bytes the next DATA IN phase offers beyond the CDB's length (one shot).
     pub long_next: usize,
     pub resets: u32,
@@ -74,6 +77,9 @@ impl ScsiTarget for RamTarget {
         self.pending_status = status::GOOD;
         if std::mem::take(&mut self.reset_next) {
             return DataPhase::BusReset;
+        }
+        if std::mem::take(&mut self.hang_next) {
+            return DataPhase::Hang;
         }
         if std::mem::take(&mut self.busy_next) {
             self.pending_status = status::BUSY;
