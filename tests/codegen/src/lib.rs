@@ -3,7 +3,7 @@
 //! Every case writes fixed-width big-endian integers into an [`Out`]; the same crate is built
 //! for the host and for the 68k (LLVM's M68k backend) and the output bytes are compared. A case
 //! whose bytes differ between host and 68k points to a miscompile (see
-//! `/work/shared/docs/toolchain.md` for the known ones).
+//! `docs/codegen-conformance.md` for the known ones).
 //!
 //! Rules every case follows: no floats, no `usize`/pointer values in the output, no panics
 //! (overflow is explicit: checked/wrapping/saturating ops), inputs pass through
