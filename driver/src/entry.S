@@ -42,7 +42,7 @@ ferrite_settings:
         .byte   0                       | +14 transfer mode: 0 auto, 1 blind, 2 polled
         .byte   0                       | +15 reserved
         .word   128                     | +16 most blocks per original-SCSI-Manager command (0 = no cap)
-        .word   0                       | +18 reserved
+        .word   30                      | +18 ticks of write idleness before a cache flush (0 = never)
         .long   0, 0                    | +20..27 reserved
         .byte   0, 1, 0, 0              | +28 driver version: major, minor, patch, 0 (= Cargo.toml)
         .size   ferrite_settings, 32

@@ -25,12 +25,22 @@ pub struct GestaltInfo {
 /// The driver's NumVersion: 0.1.0 development.
 pub const VERSION: u32 = 0x0010_2000;
 
-/// The response longs for `selector`, or `None` (→ `statusErr`).
+/// The selectors answered, in the order of [`respond`]'s arms.
+const SELECTORS: [[u8; 4]; 12] = [
+    *b"vers", *b"devt", *b"intf", *b"sync", *b"boot", *b"wide", *b"purg", *b"lpwr", *b"dAPI",
+    *b"ejec", *b"flus", *b"vmop",
+];
+
+/// The response longs for `selector`, or `None` (→ `statusErr`). The selector is looked up
+/// in a table first: a `match` on four-byte strings compiles to a long chain of byte
+/// compares on the 68k.
 pub fn respond(selector: u32, i: &GestaltInfo) -> Option<[u32; 2]> {
     const TRUE: u32 = 0x0100_0000;
-    let r = match &selector.to_be_bytes() {
-        b"vers" => [i.version, 0],
-        b"devt" => [
+    let sel = selector.to_be_bytes();
+    let index = SELECTORS.iter().position(|s| *s == sel)?;
+    let r = match index {
+        0 => [i.version, 0],
+        1 => [
             if i.removable {
                 ostype(b"rdsk")
             } else {
@@ -38,26 +48,25 @@ pub fn respond(selector: u32, i: &GestaltInfo) -> Option<[u32; 2]> {
             },
             0,
         ],
-        b"intf" => [ostype(b"scsi"), 0],
-        b"sync" => [0, 0],
+        2 => [ostype(b"scsi"), 0],
         // DriverGestaltBootResponse {extDev = target<<3 | LUN, partition, slot 0, sRsrc 0}:
         // the value the Startup Disk control panel stores in PRAM for this drive.
-        b"boot" => [
+        4 => [
             (((i.target as u32) << 3) | (i.lun as u32 & 7)) << 24 | (i.partition as u32) << 16,
             0,
         ],
-        b"wide" => [TRUE, 0],
-        // purgePermission 0 (never purge), reserved, driver pointer.
-        b"purg" => [0, i.driver],
-        b"lpwr" => [0, 0],
-        b"dAPI" => [0, 0],
-        // Fixed disks: don't eject at restart or shutdown.
-        b"ejec" => [if i.removable { 0 } else { 3 }, 0],
-        // {canFlush, needsFlush, pad}
-        b"flus" => [TRUE | if i.write_cache { 0x0001_0000 } else { 0 }, 0],
-        // Paging allowed, read and write.
-        b"vmop" => [3, 0],
-        _ => return None,
+        // 'wide': yes.
+        5 => [TRUE, 0],
+        // 'purg': purgePermission 0 (never purge), reserved, driver pointer.
+        6 => [0, i.driver],
+        // 'ejec': fixed disks: don't eject at restart or shutdown.
+        9 => [if i.removable { 0 } else { 3 }, 0],
+        // 'flus': {canFlush, needsFlush, pad}
+        10 => [TRUE | if i.write_cache { 0x0001_0000 } else { 0 }, 0],
+        // 'vmop': paging allowed, read and write.
+        11 => [3, 0],
+        // 'sync', 'lpwr', 'dAPI': zero.
+        _ => [0, 0],
     };
     Some(r)
 }

@@ -26,6 +26,10 @@ pub fn classify(scsi_status: u8, sense: Option<Sense>, _write: bool) -> Recovery
         status::BUSY | status::QUEUE_FULL => Recovery::Retry,
         status::CHECK_CONDITION | status::COMMAND_TERMINATED => match sense {
             None => Recovery::Retry,
+            // A deferred error: data an earlier command wrote into the drive's cache was
+            // lost at write-back. This command was not performed; the call that hears of
+            // it fails (the driver also keeps the error: `DeferredErrors`).
+            Some(s) if s.deferred => Recovery::Fail(err::IO_ERR),
             Some(s) => match s.key {
                 sense_key::NO_SENSE | sense_key::RECOVERED_ERROR => Recovery::Done,
                 sense_key::UNIT_ATTENTION | sense_key::ABORTED_COMMAND => Recovery::Retry,
@@ -58,6 +62,7 @@ mod tests {
             asc,
             ascq,
             information: None,
+            deferred: false,
         })
     }
 
@@ -90,5 +95,14 @@ mod tests {
         );
         assert_eq!(classify(2, s(1, 0x17, 0), false), Recovery::Done);
         assert_eq!(classify(0x18, None, false), Recovery::Fail(err::IO_ERR));
+        // A deferred error is never retried away nor read as this command's own outcome:
+        // not even a UNIT ATTENTION or RECOVERED ERROR key.
+        for key in [1, 3, 6] {
+            let d = s(key, 0x0C, 0).map(|s| Sense {
+                deferred: true,
+                ..s
+            });
+            assert_eq!(classify(2, d, true), Recovery::Fail(err::IO_ERR));
+        }
     }
 }

@@ -48,6 +48,13 @@ pub const MAX_BLOCKS_OLD_AT: usize = 16;
 /// 256 blocks in one transfer; half of that leaves a margin, and 64 KB commands cost a real
 /// disk almost nothing (`docs/driver.md`, "Transfer mode").
 pub const DEFAULT_MAX_BLOCKS_OLD: u16 = 128;
+/// Offset in the block of the big-endian word: ticks (1/60 s) of write idleness after which
+/// the driver flushes the drive's write cache, 0 = never (version 2; blocks written before
+/// the field existed hold 0, and their drivers never flushed on their own).
+pub const IDLE_FLUSH_AT: usize = 18;
+/// The idle-flush time a new driver carries: 30 ticks, half a second (`docs/driver.md`,
+/// "Write-back window").
+pub const DEFAULT_IDLE_FLUSH_TICKS: u16 = 30;
 
 /// How the driver moves data on the original SCSI Manager (SCSI Manager 4.3 moves it itself).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -112,6 +119,8 @@ pub struct Settings {
     pub transfer: TransferMode,
     /// Most blocks per command on the original SCSI Manager (0 = no cap).
     pub max_blocks_old: u16,
+    /// Ticks of write idleness before the driver flushes the drive's cache (0 = never).
+    pub idle_flush_ticks: u16,
 }
 
 impl Default for Settings {
@@ -121,6 +130,7 @@ impl Default for Settings {
             read_ahead: 0,
             transfer: TransferMode::Auto,
             max_blocks_old: DEFAULT_MAX_BLOCKS_OLD,
+            idle_flush_ticks: DEFAULT_IDLE_FLUSH_TICKS,
         }
     }
 }
@@ -161,11 +171,34 @@ impl Settings {
         read_ahead: 0,
         transfer: TransferMode::Auto,
         max_blocks_old: DEFAULT_MAX_BLOCKS_OLD,
+        idle_flush_ticks: DEFAULT_IDLE_FLUSH_TICKS,
     };
 
-    /// The settings the driver runs with: the block's, or [`Settings::FALLBACK`].
+    /// The settings the driver runs with: the block's, or [`Settings::FALLBACK`]. The same
+    /// reading as [`Settings::read`] for the block a driver carries (version 2: the driver
+    /// reads its own), without the error detail — every byte counts in the driver.
     pub fn for_driver(blob: &[u8]) -> Settings {
-        Settings::read(blob).unwrap_or(Settings::FALLBACK)
+        let Some(b) = blob.get(SETTINGS_OFFSET..SETTINGS_OFFSET + SETTINGS_LEN) else {
+            return Settings::FALLBACK;
+        };
+        let word = |at: usize| u16::from_be_bytes([b[at], b[at + 1]]);
+        let transfer = TransferMode::from_code(b[TRANSFER_MODE_AT]);
+        match transfer {
+            Some(transfer)
+                if blob[MAGIC_OFFSET..MAGIC_OFFSET + 4] == MAGIC
+                    && b[0..4] == SETTINGS_MAGIC
+                    && word(4) == SETTINGS_VERSION =>
+            {
+                Settings {
+                    write_cache: b[11] & FLAG_WRITE_CACHE as u8 != 0,
+                    read_ahead: word(12),
+                    transfer,
+                    max_blocks_old: word(MAX_BLOCKS_OLD_AT),
+                    idle_flush_ticks: word(IDLE_FLUSH_AT),
+                }
+            }
+            _ => Settings::FALLBACK,
+        }
     }
 
     /// Read the settings block of `blob`.
@@ -186,12 +219,14 @@ impl Settings {
             read_ahead: u16::from_be_bytes([b[12], b[13]]),
             transfer: TransferMode::Auto,
             max_blocks_old: 0,
+            idle_flush_ticks: 0,
         };
         if version >= 2 {
             let mode = b[TRANSFER_MODE_AT];
             s.transfer =
                 TransferMode::from_code(mode).ok_or(SettingsError::UnknownTransferMode(mode))?;
             s.max_blocks_old = u16::from_be_bytes([b[MAX_BLOCKS_OLD_AT], b[MAX_BLOCKS_OLD_AT + 1]]);
+            s.idle_flush_ticks = u16::from_be_bytes([b[IDLE_FLUSH_AT], b[IDLE_FLUSH_AT + 1]]);
         }
         Ok(s)
     }
@@ -208,7 +243,11 @@ impl Settings {
     /// settings other than what its driver does (auto, no cap).
     pub fn write(&self, blob: &mut [u8]) -> Result<(), SettingsError> {
         let version = Settings::version(blob)?;
-        if version == 1 && (self.transfer != TransferMode::Auto || self.max_blocks_old != 0) {
+        if version == 1
+            && (self.transfer != TransferMode::Auto
+                || self.max_blocks_old != 0
+                || self.idle_flush_ticks != 0)
+        {
             return Err(SettingsError::OlderDriver);
         }
         let b = &mut blob[SETTINGS_OFFSET..SETTINGS_OFFSET + SETTINGS_LEN];
@@ -222,6 +261,8 @@ impl Settings {
             b[TRANSFER_MODE_AT] = self.transfer.code();
             b[MAX_BLOCKS_OLD_AT..MAX_BLOCKS_OLD_AT + 2]
                 .copy_from_slice(&self.max_blocks_old.to_be_bytes());
+            b[IDLE_FLUSH_AT..IDLE_FLUSH_AT + 2]
+                .copy_from_slice(&self.idle_flush_ticks.to_be_bytes());
         }
         Ok(())
     }
@@ -259,6 +300,7 @@ mod tests {
                     read_ahead: 7,
                     transfer: mode,
                     max_blocks_old: cap,
+                    idle_flush_ticks: cap ^ 0x55,
                 };
                 s.write(&mut b).unwrap();
                 assert_eq!(Settings::read(&b), Ok(s));
@@ -311,6 +353,21 @@ mod tests {
             assert!(!s.write_cache);
         }
         assert!(Settings::for_driver(&blob(2, 1, 0, 128)).write_cache);
+    }
+
+    #[test]
+    fn the_drivers_reading_agrees_with_read_on_version_2_blocks() {
+        for flags in [0, 1, 3] {
+            for mode in [0, 1, 2, 3] {
+                for cap in [0, 128] {
+                    let mut b = blob(2, flags, mode, cap);
+                    b[SETTINGS_OFFSET + 12] = 0x12;
+                    b[SETTINGS_OFFSET + IDLE_FLUSH_AT + 1] = 45;
+                    let want = Settings::read(&b).unwrap_or(Settings::FALLBACK);
+                    assert_eq!(Settings::for_driver(&b), want, "{flags} {mode} {cap}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -166,6 +166,9 @@ pub struct Sense {
     pub ascq: u8,
     /// The information field when VALID is set (e.g. the failing LBA).
     pub information: Option<u32>,
+    /// Response code 71h: a deferred error, which belongs to an earlier command the target
+    /// already ended GOOD (a write-back of cached data), not to this one.
+    pub deferred: bool,
 }
 
 impl Sense {
@@ -184,6 +187,7 @@ impl Sense {
             asc: b[12],
             ascq: b[13],
             information: (b[0] & 0x80 != 0).then(|| u32::from_be_bytes([b[3], b[4], b[5], b[6]])),
+            deferred: code == 0x71,
         })
     }
 }
@@ -232,9 +236,12 @@ mod tests {
                 key: 3,
                 asc: 0x11,
                 ascq: 0,
-                information: Some(1234)
+                information: Some(1234),
+                deferred: false,
             })
         );
+        s[0] = 0xF1;
+        assert!(Sense::parse(&s).is_some_and(|d| d.deferred && d.key == 3));
         s[0] = 0x72;
         assert_eq!(Sense::parse(&s), None, "descriptor format is not parsed");
         assert_eq!(Sense::parse(&s[..10]), None);

@@ -1207,10 +1207,81 @@ fn injected_write_error() {
         "blocks before the error written"
     );
     assert_eq!(d.read_store(12, 2).unwrap(), vec![0; 1024]);
-    // Reported with the write cache on too.
+    assert!(!s.deferred, "a write to the medium reports a current error");
+    // With the write cache on, the write is taken into the cache (GOOD) and the error shows
+    // at write-back: here the SYNCHRONIZE CACHE that writes it back gets a current error.
     set_wce(&mut bus, true, false);
-    let s = check(&mut bus, &write10(12, 1), &[7; 512], 0);
-    assert_eq!(s.info, Some(12));
+    good(&mut bus, &write10(11, 2), &[9; 1024], 0);
+    let s = check(&mut bus, &sync_cache(0, 0), &[], 0);
+    assert_eq!(
+        (s.triple(), s.info, s.deferred),
+        ((key::MEDIUM_ERROR, 0x0C, 0x00), Some(12), false)
+    );
+    let d = disk_mut(&mut bus);
+    assert_eq!(
+        d.read_store(11, 1).unwrap(),
+        vec![9; 512],
+        "good block written"
+    );
+    assert_eq!(
+        d.read_store(12, 1).unwrap(),
+        vec![0; 512],
+        "bad block's data lost"
+    );
+    assert_eq!(d.cached_blocks(), 0);
+}
+
+#[test]
+fn deferred_write_error_after_background_writeback() {
+    let mut c = cfg();
+    c.background_writeback_blocks = 1;
+    let mut bus = ready(64, c);
+    set_wce(&mut bus, true, false);
+    disk_mut(&mut bus).inject_write_error(5);
+    good(&mut bus, &write10(5, 1), &[3; 512], 0);
+    assert!(disk_mut(&mut bus).pending_deferred_errors().is_empty());
+    // Before the next command the drive writes block 5 back, fails, and reports a deferred
+    // error (71h) on that command, which it does not perform.
+    let s = check(&mut bus, &write10(20, 1), &[4; 512], 0);
+    assert_eq!(
+        (s.triple(), s.info, s.deferred),
+        ((key::MEDIUM_ERROR, 0x0C, 0x00), Some(5), true)
+    );
+    let d = disk_mut(&mut bus);
+    assert_eq!(
+        d.read_visible(20, 1).unwrap(),
+        vec![0; 512],
+        "not performed"
+    );
+    assert_eq!(d.read_store(5, 1).unwrap(), vec![0; 512], "lost");
+    // Reported once: the command sent again is performed.
+    good(&mut bus, &write10(20, 1), &[4; 512], 0);
+    assert_eq!(
+        disk_mut(&mut bus).read_visible(20, 1).unwrap(),
+        vec![4; 512]
+    );
+}
+
+#[test]
+fn deferred_write_error_after_eviction() {
+    let mut c = cfg();
+    c.cache_bytes = 2 * 512;
+    let mut bus = ready(64, c);
+    set_wce(&mut bus, true, false);
+    disk_mut(&mut bus).inject_write_error(1);
+    good(&mut bus, &write10(1, 1), &[1; 512], 0);
+    good(&mut bus, &write10(2, 1), &[2; 512], 0);
+    // Block 1 is evicted to make room: this write ends GOOD, the next command hears of it.
+    good(&mut bus, &write10(3, 1), &[3; 512], 0);
+    assert_eq!(disk_mut(&mut bus).pending_deferred_errors().len(), 1);
+    let s = check(&mut bus, &read10(2, 1), &[], 512);
+    assert_eq!((s.info, s.deferred), (Some(1), true));
+    // A power loss forgets deferred errors with the cache.
+    good(&mut bus, &write10(1, 1), &[1; 512], 0);
+    disk_mut(&mut bus).flush().unwrap();
+    assert_eq!(disk_mut(&mut bus).pending_deferred_errors().len(), 1);
+    disk_mut(&mut bus).power_loss();
+    assert!(disk_mut(&mut bus).pending_deferred_errors().is_empty());
 }
 
 #[test]

@@ -8,7 +8,10 @@ pub(super) fn flush_cache(g: &mut Globals) -> i16 {
         return 0;
     }
     match command(g, &scsi::synchronize_cache_10(), Dir::None, 0, 0) {
-        Ok(()) => 0,
+        Ok(()) => {
+            g.dirty = 0;
+            0
+        }
         Err(e) => e,
     }
 }
@@ -130,6 +133,10 @@ pub(super) fn status_call(pb_addr: u32, dce_addr: u32) -> i16 {
                 }
                 None => err::STATUS_ERR,
             }
+        }
+        LOST_WRITES_STATUS => {
+            pb.cs_param[..10].copy_from_slice(&g.lost);
+            0
         }
         _ => err::STATUS_ERR,
     }

@@ -170,6 +170,7 @@ pub(super) fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16>
             enable_write_cache(g);
         }
     }
+    g.idle_ticks = settings.idle_flush_ticks;
     Ok(())
 }
 

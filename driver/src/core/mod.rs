@@ -150,6 +150,60 @@ pub struct Globals {
     pub switch43: u8,
     /// The DeviceIdent SCSI Manager 4.3 gave our old-API SCSI ID, taken at the switch.
     pub ident43: [u8; 4],
+    /// Ticks of write idleness before the idle flush (0 = never; settings block).
+    pub idle_ticks: u16,
+    /// Writes went into the drive's cache since the last flush.
+    pub dirty: u8,
+    /// The idle flush is in flight (SCSI Manager 4.3).
+    pub flushing: u8,
+    /// The VBL task is armed for a retry of the active request (not for the idle flush).
+    pub waiting: u8,
+    /// Keeps what follows at even offsets (asserted below): the record and the SCSI Manager's
+    /// structures are byte-aligned types, and LLVM merges their bytes into word and long
+    /// moves only where it can see the address is even (odd offsets here cost the driver
+    /// over 300 bytes).
+    pub _even: u8,
+    /// Writes the drive acknowledged and then lost at write-back ([`note_sense`]).
+    pub lost: LostWrites,
+    /// The idle flush's parameter block and sense buffer (SCSI Manager 4.3: an asynchronous
+    /// SYNCHRONIZE CACHE the SIM queues beside the request in flight; see
+    /// [`prime::idle_flush`]). Kept apart from the other two on purpose: three blocks at
+    /// one stride let LLVM pick a slot by multiplying (a `__mulsi3` call on the 68000).
+    pub fpb: ScsiExecIoPb,
+    pub fsense: [u8; 32],
+}
+
+/// The sticky record of writes the drive took into its cache, ended GOOD, and then failed to
+/// write back: deferred errors (sense 71h) and failed cache flushes. The call that hears of
+/// one fails with `ioErr`; the record stays until restart. Status [`LOST_WRITES_STATUS`]
+/// returns it in `csParam` as it is kept, big-endian: how many (a word, saturating at 255), the last
+/// one's sense key, ASC and ASCQ and a zero byte, and its LBA (long; $FFFFFFFF when the
+/// drive did not say). Ferrite Setup and any program can ask.
+pub type LostWrites = [u8; 10];
+
+/// Status `csCode` answering [`LostWrites`] in `csParam`; Ferrite's own.
+pub const LOST_WRITES_STATUS: i16 = 0x4645; // 'FE'
+
+/// Keep a lost write from the fixed-format sense data `raw` (at least 14 bytes, parsed
+/// already) of a command (`opcode`): a deferred error (response code 71h), or MEDIUM ERROR
+/// (3) or HARDWARE ERROR (4) to SYNCHRONIZE CACHE. Bytes only: the record is kept as the
+/// drive said it.
+#[inline(never)]
+pub(super) fn note_sense(g: &mut Globals, opcode: u8, raw: &[u8]) {
+    let key = raw[2] & 0x0F;
+    let deferred = raw[0] & 0x7F == 0x71;
+    if deferred || opcode == scsi::op::SYNCHRONIZE_CACHE_10 && (3..=4).contains(&key) {
+        let l = &mut g.lost;
+        // The count's low byte, saturating at 255 (the high byte stays 0).
+        l[1] = l[1].saturating_add(1);
+        l[2] = key;
+        l[3] = raw[12];
+        l[4] = raw[13];
+        for i in 0..4 {
+            // The information field when VALID, else $FFFFFFFF.
+            l[6 + i] = if raw[0] & 0x80 != 0 { raw[3 + i] } else { 0xFF };
+        }
+    }
 }
 
 // ---- entry points (called from entry.S) ---------------------------------------------------
@@ -219,7 +273,7 @@ pub extern "C" fn ferrite_scsi_complete(pb: u32, result: *mut i32) -> u32 {
     let dce = unsafe { mac::view::<ScsiExecIoPb>(pb) }
         .scsi_driver_storage
         .get();
-    match complete(dce) {
+    match complete(dce, pb) {
         Some(r) => {
             // SAFETY: the glue passes a pointer to its stack slot.
             unsafe { *result = r as i32 };
@@ -228,3 +282,16 @@ pub extern "C" fn ferrite_scsi_complete(pb: u32, result: *mut i32) -> u32 {
         None => 0,
     }
 }
+// Byte-aligned structures the driver moves often sit at even offsets (see `Globals::_even`).
+const _: () = {
+    use core::mem::offset_of;
+    assert!(offset_of!(Globals, pb) % 2 == 0);
+    assert!(offset_of!(Globals, spb) % 2 == 0);
+    assert!(offset_of!(Globals, fpb) % 2 == 0);
+    assert!(offset_of!(Globals, lost) % 2 == 0);
+    assert!(offset_of!(Globals, sense) % 2 == 0);
+    assert!(offset_of!(Globals, ssense) % 2 == 0);
+    assert!(offset_of!(Globals, fsense) % 2 == 0);
+    assert!(offset_of!(Globals, tib) % 2 == 0);
+    assert!(offset_of!(Globals, buf) % 2 == 0);
+};

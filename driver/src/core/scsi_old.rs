@@ -37,15 +37,16 @@ pub(super) fn old_command(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len:
             let sense = g.sense.as_mut_ptr() as u32;
             let rs = scsi::request_sense(18);
             let sense_ok = matches!(old_transaction(g, &rs, Dir::In, sense, 18), Ok(0));
-            classify(
-                st as u8,
-                if sense_ok {
-                    Sense::parse(&g.sense)
-                } else {
-                    None
-                },
-                dir == Dir::Out,
-            )
+            let parsed = if sense_ok {
+                Sense::parse(&g.sense)
+            } else {
+                None
+            };
+            if parsed.is_some() {
+                let raw = g.sense;
+                note_sense(g, cdb[0], &raw);
+            }
+            classify(st as u8, parsed, dir == Dir::Out)
         }
         Ok(st) => classify(st as u8, None, dir == Dir::Out),
     }

@@ -16,7 +16,16 @@
 //!   unrecoverable).
 //! * A READ that meets a medium error transfers the good blocks before it, then CHECK
 //!   CONDITION 03/11/00 with the failing LBA. An injected write error is reported at command
-//!   time even when the block would go into the write cache (no deferred errors).
+//!   time when the write goes to the medium (cache off, or FUA). A write that goes into the
+//!   write cache ends GOOD; the error shows when the block is written back: as a current
+//!   error (70h, 03/0C/00, LBA) to the command that wrote it back (SYNCHRONIZE CACHE, STOP,
+//!   MODE SELECT turning WCE off, a FUA READ), or — written back on the drive's own
+//!   initiative (eviction from a full cache, background write-back, a bus reset, the host's
+//!   flush) — as a **deferred error** (71h) reported to the next command but REQUEST SENSE,
+//!   which is then not performed. The failing block's data is lost.
+//! * Background write-back: before each command the drive writes back its
+//!   [`DiskConfig::background_writeback_blocks`] oldest dirty blocks (default 0: nothing is
+//!   written back until a flush, eviction or STOP — the most data at risk on power loss).
 //! * Reads served from the write cache never report medium errors.
 //! * LUN: the IDENTIFY LUN if non-zero, else the CDB's LUN field (byte 1 bits 7–5) — the
 //!   trait does not say whether IDENTIFY was sent.
@@ -95,6 +104,9 @@ pub struct DiskConfig {
     pub sectors_per_track: u16,
     /// Most LBAs one REASSIGN BLOCKS may carry (the DATA OUT asked is 4 + 4 × this).
     pub reassign_max_lbas: usize,
+    /// Dirty blocks the drive writes back on its own before each command, oldest first
+    /// (0: none).
+    pub background_writeback_blocks: u32,
     /// Timing model.
     pub timing: TimingConfig,
 }
@@ -119,6 +131,7 @@ impl Default for DiskConfig {
             heads: 8,
             sectors_per_track: 64,
             reassign_max_lbas: 1,
+            background_writeback_blocks: 0,
             timing: TimingConfig::default(),
         }
     }
@@ -240,6 +253,8 @@ pub struct DiskTarget {
     sense: Option<Sense>,
     /// Pending unit attentions, reported one per command.
     unit_attention: VecDeque<Sense>,
+    /// Deferred errors (71h) waiting to be reported, one per command.
+    deferred: VecDeque<Sense>,
     started: bool,
     medium_present: bool,
     prevented: bool,
@@ -286,6 +301,7 @@ impl DiskTarget {
             head: Head::default(),
             sense: None,
             unit_attention: VecDeque::new(),
+            deferred: VecDeque::new(),
             medium_present: true,
             prevented: false,
             write_protected,
@@ -385,6 +401,11 @@ impl DiskTarget {
         self.sense
     }
 
+    /// Deferred errors (71h) waiting to be reported.
+    pub fn pending_deferred_errors(&self) -> Vec<Sense> {
+        self.deferred.iter().copied().collect()
+    }
+
     /// Unit attentions waiting to be reported.
     pub fn pending_unit_attentions(&self) -> Vec<Sense> {
         self.unit_attention.iter().copied().collect()
@@ -465,11 +486,16 @@ impl DiskTarget {
         Ok(())
     }
 
-    /// Write the whole write cache to the store (host-initiated flush).
+    /// Write the whole write cache to the store (host-initiated flush). A block with an
+    /// injected write error is lost and leaves a deferred error for the next command.
     pub fn flush(&mut self) -> io::Result<()> {
         self.stats.flushes += 1;
         let dirty = self.cache.take_all();
         for (lba, d) in dirty {
+            if self.faults.write_errors.contains(&lba) {
+                self.defer(Sense::new(key::MEDIUM_ERROR, asc::WRITE_ERROR).with_info(lba as u32));
+                continue;
+            }
             let limit = self.limit();
             self.store
                 .write_at(lba * u64::from(self.cfg.block_size), &d, limit)?;
@@ -483,6 +509,7 @@ impl DiskTarget {
     pub fn power_loss(&mut self) {
         self.stats.power_losses += 1;
         self.cache.clear();
+        self.deferred.clear();
         self.pages.restore_saved();
         self.after_reset();
         self.started = !self.cfg.motor_start_required;
@@ -516,7 +543,7 @@ impl DiskTarget {
         if self.prevented {
             return false;
         }
-        let _ = self.flush_range(0, u64::MAX);
+        self.write_back_deferred(0, u64::MAX);
         self.medium_present = false;
         true
     }
@@ -532,7 +559,7 @@ impl DiskTarget {
         let was = self.pages.wce();
         self.pages.set_wce(on, true);
         if was && !on {
-            let _ = self.flush_range(0, u64::MAX);
+            self.write_back_deferred(0, u64::MAX);
         }
     }
 
@@ -675,15 +702,52 @@ impl DiskTarget {
         self.write_out(dirty)
     }
 
+    /// Write cached blocks to the store. A block with an injected write error is not written
+    /// (its data is lost); the others are, and the first failing LBA is reported as MEDIUM
+    /// ERROR 03/0C/00.
     fn write_out(&mut self, blocks: Vec<(u64, Vec<u8>)>) -> Result<u64, Sense> {
         let lbas: Vec<u64> = blocks.iter().map(|(l, _)| *l).collect();
+        let mut failed = None;
         for (lba, d) in &blocks {
+            if self.faults.write_errors.contains(lba) {
+                failed = failed.or(Some(*lba));
+                continue;
+            }
             self.store_write(*lba, d)?;
+        }
+        if let Some(lba) = failed {
+            return Err(Sense::new(key::MEDIUM_ERROR, asc::WRITE_ERROR).with_info(lba as u32));
         }
         let mut head = self.head;
         let t = self.model().write_runs(&mut head, &lbas);
         self.head = head;
         Ok(t)
+    }
+
+    /// Queue a deferred error (71h) for the next command.
+    fn defer(&mut self, s: Sense) {
+        self.deferred.push_back(s.as_deferred());
+    }
+
+    /// Write back `[start, end)` on the drive's own initiative: a failure becomes a deferred
+    /// error.
+    fn write_back_deferred(&mut self, start: u64, end: u64) {
+        if let Err(s) = self.flush_range(start, end) {
+            self.defer(s);
+        }
+    }
+
+    /// The drive's background write-back before a command.
+    fn background_writeback(&mut self) {
+        let n = self.cfg.background_writeback_blocks as usize;
+        if n == 0 || self.cache.is_empty() {
+            return;
+        }
+        let blocks = self.cache.take_oldest(n);
+        // Done while the bus was free: its time is not the command's.
+        if let Err(s) = self.write_out(blocks) {
+            self.defer(s);
+        }
     }
 
     fn range_ok(&self, lba: u64, blocks: u64) -> bool {
@@ -751,6 +815,13 @@ impl DiskTarget {
             && let Some(ua) = self.unit_attention.pop_front()
         {
             return self.check(ua);
+        }
+        if opcode != Some(op::REQUEST_SENSE) {
+            self.background_writeback();
+            // A deferred error ends the command it is reported on, which is not performed.
+            if let Some(d) = self.deferred.pop_front() {
+                return self.check(d);
+            }
         }
         let cmd = match cdb::parse(cdb) {
             Ok(c) => c,
@@ -1054,10 +1125,16 @@ impl DiskTarget {
     fn write_data(&mut self, lba: u64, fua: bool, data: &[u8]) {
         let bs = self.bs();
         let n = (data.len() / bs) as u64;
-        let bad = self.faults.write_errors.range(lba..lba + n).next().copied();
+        let cached = self.pages.wce() && !fua;
+        // Into the cache, a bad block is taken like any other: its error shows at write-back.
+        let bad = if cached {
+            None
+        } else {
+            self.faults.write_errors.range(lba..lba + n).next().copied()
+        };
         let good = bad.map_or(n, |b| b - lba);
         let data = &data[..good as usize * bs];
-        let result = if self.pages.wce() && !fua {
+        let result = if cached {
             let mut evicted = Vec::new();
             for i in 0..good as usize {
                 evicted.extend(
@@ -1067,7 +1144,14 @@ impl DiskTarget {
             }
             self.stats.cached_block_writes += good;
             self.stats.evicted_blocks += evicted.len() as u64;
-            self.write_out(evicted)
+            // An evicted block belongs to an earlier command: its failure is deferred.
+            match self.write_out(evicted) {
+                Err(s) if s.key == key::MEDIUM_ERROR => {
+                    self.defer(s);
+                    Ok(0)
+                }
+                r => r,
+            }
         } else {
             self.cache.take_range(lba, lba + good);
             let r = self.store_write(lba, data);
@@ -1272,7 +1356,7 @@ impl ScsiTarget for DiskTarget {
         let wce_was = self.pages.wce();
         self.pages.restore_saved();
         if wce_was && !self.pages.wce() {
-            let _ = self.flush_range(0, u64::MAX);
+            self.write_back_deferred(0, u64::MAX);
         }
         self.after_reset();
     }

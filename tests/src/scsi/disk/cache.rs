@@ -82,6 +82,19 @@ impl WriteCache {
             .collect()
     }
 
+    /// Remove and return the `n` oldest dirty blocks, oldest first.
+    pub fn take_oldest(&mut self, n: usize) -> Vec<(u64, Vec<u8>)> {
+        let mut out = Vec::new();
+        while out.len() < n {
+            let Some((_, lba)) = self.order.pop_first() else {
+                break;
+            };
+            let (_, d) = self.blocks.remove(&lba).expect("ordered blocks are held");
+            out.push((lba, d));
+        }
+        out
+    }
+
     /// Remove and return every dirty block, in LBA order.
     pub fn take_all(&mut self) -> Vec<(u64, Vec<u8>)> {
         self.take_range(0, u64::MAX)

@@ -70,6 +70,9 @@ pub struct Sense {
     pub ascq: u8,
     /// The information field (bytes 3–6) with the VALID bit, e.g. the failing LBA.
     pub info: Option<u32>,
+    /// A deferred error (response code 71h): it belongs to an earlier command the target
+    /// already ended GOOD (a write-back of cached data), not to the one it is reported on.
+    pub deferred: bool,
 }
 
 impl Sense {
@@ -80,6 +83,15 @@ impl Sense {
             asc: code.0,
             ascq: code.1,
             info: None,
+            deferred: false,
+        }
+    }
+
+    /// The same as a deferred error (response code 71h).
+    pub const fn as_deferred(self) -> Sense {
+        Sense {
+            deferred: true,
+            ..self
         }
     }
 
@@ -106,11 +118,12 @@ impl Sense {
         (self.key, self.asc, self.ascq)
     }
 
-    /// The 18-byte fixed-format sense data: response code 70h (current error), VALID bit with
+    /// The 18-byte fixed-format sense data: response code 70h (current error) or 71h
+    /// (deferred), VALID bit with
     /// the information field, additional length 10, ASC/ASCQ at 12/13.
     pub fn to_fixed(&self) -> [u8; SENSE_LEN] {
         let mut d = [0u8; SENSE_LEN];
-        d[0] = 0x70 | if self.info.is_some() { 0x80 } else { 0 };
+        d[0] = if self.deferred { 0x71 } else { 0x70 } | if self.info.is_some() { 0x80 } else { 0 };
         d[2] = self.key & 0x0F;
         if let Some(info) = self.info {
             d[3..7].copy_from_slice(&info.to_be_bytes());
@@ -132,6 +145,7 @@ impl Sense {
             asc: d[12],
             ascq: d[13],
             info,
+            deferred: d[0] & 0x7F == 0x71,
         })
     }
 }
