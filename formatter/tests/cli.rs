@@ -1438,7 +1438,17 @@ fn convert_wraps_a_bare_volume() {
     // The bare volume itself can be listed and checked.
     assert!(ok(&s, &["ls", "old.dsk"]).contains("ReadMe"));
     ok(&s, &["check", "old.dsk"]);
-    let out = ok(&s, &["convert", "old.dsk", "new.hda", "--driver", &drv]);
+    let out = ok(
+        &s,
+        &[
+            "convert",
+            "old.dsk",
+            "new.hda",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
     assert!(out.contains("Old Disk"), "{out}");
     let parts = partitions(&s.path("new.hda"), 512);
     assert_eq!(parts.len(), 3);
@@ -1459,14 +1469,31 @@ fn convert_wraps_a_bare_volume() {
     ok(
         &s,
         &[
-            "convert", "old.dsk", "big.hda", "--size", "10M", "--driver", &drv,
+            "convert",
+            "old.dsk",
+            "big.hda",
+            "--size",
+            "10M",
+            "--driver",
+            &drv,
+            "--no-setup-app",
         ],
     );
     assert_eq!(
         partitions(&s.path("big.hda"), 512).last().unwrap().kind,
         "Apple_Free"
     );
-    let err = fails(&s, &["convert", "old.dsk", "new.hda", "--driver", &drv]);
+    let err = fails(
+        &s,
+        &[
+            "convert",
+            "old.dsk",
+            "new.hda",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
     assert!(err.contains("--force"), "{err}");
     let err = fails(
         &s,
@@ -1478,20 +1505,190 @@ fn convert_wraps_a_bare_volume() {
             "1M",
             "--driver",
             &drv,
+            "--no-setup-app",
         ],
     );
     assert!(err.contains("too small"), "{err}");
     // A DiskCopy 4.2 image of the same volume.
     let raw = std::fs::read(s.path("old.dsk")).unwrap();
     std::fs::write(s.path("old.image"), diskcopy42(&raw)).unwrap();
-    ok(&s, &["convert", "old.image", "dc.hda", "--driver", &drv]);
+    ok(
+        &s,
+        &[
+            "convert",
+            "old.image",
+            "dc.hda",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
     assert_eq!(
         read_file(&s.path("dc.hda"), 0, &[b"ReadMe"]).0,
         b"from a .dsk"
     );
     std::fs::write(s.path("junk.dsk"), vec![0u8; 1 << 20]).unwrap();
-    let err = fails(&s, &["convert", "junk.dsk", "j.hda", "--driver", &drv]);
+    let err = fails(
+        &s,
+        &[
+            "convert",
+            "junk.dsk",
+            "j.hda",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
     assert!(err.contains("not a bare HFS volume"), "{err}");
+}
+
+/// `ferrite convert` puts Ferrite Setup in the converted volume's root folder, as `init` does;
+/// `--no-setup-app` leaves it out; one already there is kept; a volume without room for it,
+/// or a bad application, is refused before the new disk is made.
+#[test]
+fn convert_puts_ferrite_setup_on_the_volume() {
+    let s = Scratch::new("convert-setup");
+    let drv = s.fake_ferrite(9000, true);
+    let app = s.setup_app();
+    bare_volume(&s, "old.dsk");
+    let before = std::fs::read(s.path("old.dsk")).unwrap();
+    let out = ok(
+        &s,
+        &[
+            "convert",
+            "old.dsk",
+            "new.hda",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
+    assert!(
+        out.contains("Ferrite Setup (APPL/FRRT") && out.contains("root folder"),
+        "{out}"
+    );
+    assert_setup_app(&s.path("new.hda"), 0, &test_app());
+    assert_eq!(
+        read_file(&s.path("new.hda"), 0, &[b"ReadMe"]).0,
+        b"from a .dsk"
+    );
+    assert!(volume_clean(&s.path("new.hda"), 0));
+    assert!(ok(&s, &["check", "new.hda"]).contains("no problems"));
+    assert!(
+        std::fs::read(s.path("old.dsk")).unwrap() == before,
+        "the source volume is not changed"
+    );
+
+    // --no-setup-app: the volume as it was.
+    let out = ok(
+        &s,
+        &[
+            "convert",
+            "old.dsk",
+            "bare.hda",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
+    assert!(out.contains("no Ferrite Setup (--no-setup-app)"), "{out}");
+    let ls = ok(&s, &["ls", "bare.hda"]);
+    assert!(
+        ls.contains("ReadMe") && !ls.contains("Ferrite Setup"),
+        "{ls}"
+    );
+
+    // Converting a volume that already holds Ferrite Setup keeps that one.
+    ok(&s, &["extract", "new.hda", "again.dsk"]);
+    let o = ferrite_in(
+        &s.0,
+        &[
+            "convert",
+            "again.dsk",
+            "again.hda",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("already holds a \"Ferrite Setup\""), "{err}");
+    assert_setup_app(&s.path("again.hda"), 0, &test_app());
+
+    // A full volume: refused, and no disk is made.
+    let full = s.path("full.dsk");
+    let mut img = ImageFile::create(&full, 1 << 20).unwrap();
+    format_volume(&mut img, &FormatOptions::new(b"Full", 3_000_000_000)).unwrap();
+    let mut v = Volume::open(&mut img).unwrap();
+    let i = v.info();
+    let filler = vec![0x5Au8; (i.free_blocks as usize - 2) * i.alloc_block_size as usize];
+    v.add_file(
+        2,
+        &NewFile {
+            name: b"Big",
+            file_type: *b"BINA",
+            creator: *b"????",
+            finder_flags: 0,
+            data: &filler,
+            rsrc: b"",
+            created: 3_000_000_000,
+            modified: 3_000_000_000,
+        },
+    )
+    .unwrap();
+    v.flush().unwrap();
+    drop(v);
+    drop(img);
+    let err = fails(
+        &s,
+        &[
+            "convert",
+            "full.dsk",
+            "full.hda",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
+    assert!(
+        err.contains("\"Full\"")
+            && err.contains("too little for Ferrite Setup")
+            && err.contains("--no-setup-app"),
+        "{err}"
+    );
+    assert!(!s.path("full.hda").exists(), "no disk is made");
+    ok(
+        &s,
+        &[
+            "convert",
+            "full.dsk",
+            "full.hda",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
+
+    // A bad application: refused before the disk is made.
+    std::fs::write(s.path("junk.bin"), b"not MacBinary").unwrap();
+    let err = fails(
+        &s,
+        &[
+            "convert",
+            "old.dsk",
+            "junk.hda",
+            "--driver",
+            &drv,
+            "--setup-app",
+            "junk.bin",
+        ],
+    );
+    assert!(err.contains("--setup-app junk.bin"), "{err}");
+    assert!(!s.path("junk.hda").exists());
 }
 
 #[test]
@@ -1837,7 +2034,14 @@ fn extract_writes_one_volume_of_a_disk_to_a_file() {
     // And back into a disk.
     ok(
         &s,
-        &["convert", "Data.dsk", "HD10_512.hda", "--driver", &drv],
+        &[
+            "convert",
+            "Data.dsk",
+            "HD10_512.hda",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
     );
     assert!(ok(&s, &["ls", "HD10_512.hda"]).contains("note.txt"));
 }
@@ -2177,6 +2381,10 @@ fn converted_and_reinstalled_disks_boot() {
     real_driver_available(&s);
     bare_volume(&s, "old.dsk");
     ok(&s, &["convert", "old.dsk", "HD10_512.hda"]);
+    // With the Ferrite Setup built into ferrite on the volume.
+    let mb = macbinary::parse(EMBEDDED_SETUP_APP).expect("the embedded MacBinary parses");
+    let (_, data, rsrc) = file_entry(&s.path("HD10_512.hda"), 0, b"Ferrite Setup");
+    assert!(data == mb.data && rsrc == mb.rsrc);
     boots(
         &s,
         "HD10_512.hda",
@@ -2548,4 +2756,52 @@ fn the_setup_app_on_an_init_disk_runs_and_lists_the_disk() {
         );
         assert!(out.contains("quit to the Finder"), "{cpu}:\n{out}");
     }
+}
+
+/// hfsutils reads Ferrite Setup on a volume `ferrite convert` wrapped: listed with its type,
+/// creator and fork sizes, and copied out (MacBinary) with the same forks.
+#[test]
+#[ignore = "needs hfsutils: run `cargo xtask test`"]
+fn hfsutils_reads_ferrite_setup_on_a_converted_volume() {
+    let s = Scratch::new("oracle-convert");
+    let app = s.setup_app();
+    let drv = s.fake_ferrite(9000, true);
+    bare_volume(&s, "old.dsk");
+    ok(
+        &s,
+        &[
+            "convert",
+            "old.dsk",
+            "d.hda",
+            "--driver",
+            &drv,
+            "--setup-app",
+            &app,
+        ],
+    );
+    let want = test_app();
+    let mounted = s.tool("hmount", &[&s.p("d.hda"), "1"]);
+    assert!(mounted.contains("Volume name is \"Old Disk\""), "{mounted}");
+    let ls = s.tool("hls", &["-l"]);
+    let line = ls
+        .lines()
+        .find(|l| l.ends_with(" Ferrite Setup"))
+        .unwrap_or_else(|| panic!("hls -l does not list Ferrite Setup:\n{ls}"));
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(
+        cols[..4],
+        [
+            "f",
+            "APPL/FRRT",
+            &want.rsrc.len().to_string(),
+            &want.data.len().to_string()
+        ],
+        "{line}"
+    );
+    assert!(ls.lines().any(|l| l.ends_with(" ReadMe")), "{ls}");
+    s.tool("hcopy", &["-m", ":Ferrite Setup", "out.bin"]);
+    s.tool("humount", &[]);
+    let mb = macbinary::parse(&std::fs::read(s.path("out.bin")).unwrap()).unwrap();
+    assert_eq!(mb.name, b"Ferrite Setup");
+    assert!(mb.data == want.data && mb.rsrc == want.rsrc);
 }

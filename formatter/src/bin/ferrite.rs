@@ -125,7 +125,8 @@ enum Cmd {
         #[arg(long)]
         force: bool,
     },
-    /// Wrap a bare HFS volume image (raw .dsk/.img, or DiskCopy 4.2) in a partition map with the driver.
+    /// Wrap a bare HFS volume image (raw .dsk/.img, or DiskCopy 4.2) in a partition map with the
+    /// driver, and put Ferrite Setup in the volume's root folder.
     Convert {
         /// The HFS volume image.
         volume: PathBuf,
@@ -138,6 +139,13 @@ enum Cmd {
         settings: DriverSettings,
         #[arg(long, value_name = "FILE")]
         driver: Option<PathBuf>,
+        /// Put this application (MacBinary II, type APPL) on the volume as "Ferrite Setup"
+        /// instead of the one built into ferrite.
+        #[arg(long, value_name = "FILE", conflicts_with = "no_setup_app")]
+        setup_app: Option<PathBuf>,
+        /// Leave Ferrite Setup off the volume.
+        #[arg(long)]
+        no_setup_app: bool,
         #[arg(long)]
         force: bool,
     },
@@ -266,6 +274,8 @@ fn main() -> ExitCode {
             size,
             settings,
             driver,
+            setup_app,
+            no_setup_app,
             force,
         } => cli::init::convert(&cli::init::ConvertArgs {
             volume,
@@ -273,6 +283,8 @@ fn main() -> ExitCode {
             size,
             settings: settings.options(),
             driver,
+            setup_app,
+            no_setup_app,
             force,
         }),
         Cmd::Add {
