@@ -151,6 +151,7 @@ enum Cmd {
     },
     /// Copy files (and folders, recursively) onto a volume. MacBinary and AppleSingle/AppleDouble files keep their
     /// forks, type and creator; plain files get a type and creator from their extension.
+    /// With --system, copy a System Folder and make the volume start up from it.
     Add {
         /// DISK, DISK:VOLUME or DISK:VOLUME/FOLDER (missing folders are created).
         target: String,
@@ -161,6 +162,11 @@ enum Cmd {
         /// CR LF become CR.
         #[arg(long)]
         text: bool,
+        /// FILES is one System Folder (MacBinary or AppleDouble files, System 6.0 to Mac OS
+        /// 8.1): copy it to the volume's root folder, bless it and write the boot blocks from
+        /// its System file, so that the volume starts up without an Installer.
+        #[arg(long, conflicts_with = "text")]
+        system: bool,
     },
     /// Copy one HFS volume out of a partitioned disk into a bare volume image, for emulators
     /// that mount volumes rather than disks (Mini vMac).
@@ -290,7 +296,14 @@ fn main() -> ExitCode {
         Cmd::Add {
             target,
             files,
+            system: true,
+            ..
+        } => cli::system::add_system(&target, &files),
+        Cmd::Add {
+            target,
+            files,
             text,
+            system: false,
         } => cli::add::add(&target, &files, text),
         Cmd::Extract {
             target,
