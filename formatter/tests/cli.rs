@@ -2249,6 +2249,92 @@ fn qemu_refuses_what_cannot_boot() {
     std::fs::write(s.path("HD00_512.pram"), [0u8; 100]).unwrap();
     let e = fails(&s, &["qemu", "HD00_512.hda", "--rom", &rom, "--dry-run"]);
     assert!(e.contains("100 bytes") && e.contains("256"), "{e}");
+    std::fs::remove_file(s.path("HD00_512.pram")).unwrap();
+    // A SCSI ID taken twice: the disk's, or the CD's, by a device in the extra arguments.
+    let e = fails(
+        &s,
+        &[
+            "qemu",
+            "HD00_512.hda",
+            "--rom",
+            &rom,
+            "--dry-run",
+            "--",
+            "-device",
+            "scsi-hd,scsi-id=0,drive=x",
+        ],
+    );
+    assert!(
+        e.contains("SCSI ID 0 is in use") && e.contains("the disk"),
+        "{e}"
+    );
+    let e = fails(
+        &s,
+        &[
+            "qemu",
+            "HD00_512.hda",
+            "--rom",
+            &rom,
+            "--cdrom",
+            "install.iso",
+            "--dry-run",
+            "--",
+            "-device",
+            "scsi-hd,drive=x,scsi-id=3",
+        ],
+    );
+    assert!(
+        e.contains("SCSI ID 3 is in use") && e.contains("the CD"),
+        "{e}"
+    );
+    ok(
+        &s,
+        &[
+            "qemu",
+            "HD00_512.hda",
+            "--rom",
+            &rom,
+            "--dry-run",
+            "--",
+            "-device",
+            "scsi-hd,scsi-id=5,drive=x",
+        ],
+    );
+    // A partition map without a driver; another vendor's driver is only noted.
+    ok(
+        &s,
+        &[
+            "init",
+            "nodrv.hda",
+            "--size",
+            "8M",
+            "--no-setup-app",
+            "--driver",
+            &s.third_party(7000),
+        ],
+    );
+    let out = ferrite_in(&s.0, &["qemu", "nodrv.hda", "--rom", &rom, "--dry-run"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("another vendor's driver"));
+    let mut img = ImageFile::create(&s.path("mapped.hda"), 8 << 20).unwrap();
+    write_map(
+        &mut img,
+        &Layout {
+            driver: None,
+            driver_slot_blocks: 64,
+            hfs: vec![HfsPartitionSpec {
+                name: "Data".into(),
+                size: PartSize::Rest,
+            }],
+        },
+    )
+    .unwrap();
+    drop(img);
+    let e = fails(&s, &["qemu", "mapped.hda", "--rom", &rom, "--dry-run"]);
+    assert!(
+        e.contains("no driver") && e.contains("ferrite install-driver"),
+        "{e}"
+    );
 }
 
 #[test]
