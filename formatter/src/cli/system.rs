@@ -3,8 +3,8 @@
 //!
 //! What makes an HFS volume a startup volume (docs/formatter.md, "Startup volumes"):
 //! - the MDB's Finder information word 0 (`drFndrInfo[0]`) holds the directory ID of the
-//!   blessed System Folder (*Inside Macintosh: Files*; Technical Note TN1150 gives the other
-//!   words: [1] the startup application's folder, [2] a folder to open at mount, [3] and [5]
+//!   blessed System Folder (Technical Note TN1150 documents the words, carried over into HFS
+//!   Plus: [1] the startup application's folder, [2] a folder to open at mount, [3] and [5]
 //!   Mac OS 8/9 and Mac OS X System Folders on HFS Plus, [6..7] a volume identifier);
 //! - the boot blocks (the volume's first 1024 bytes, starting 'LK') hold the boot block header
 //!   and code; the Mac's own software writes them from the System file's `'boot'` resource ID 1
