@@ -300,12 +300,24 @@ fn qemu_check(root: &Path) -> Result<()> {
         .current_dir(&dir)
         .spawn()
         .context("could not run ferrite qemu")?;
-    let _qemu = QemuProcess { child, pidfile };
+    let mut qemu = QemuProcess { child, pidfile };
     let mut m = Monitor::connect(&sock, Duration::from_secs(20)).map_err(anyhow::Error::msg)?;
     let start = Instant::now();
     let mut last = String::new();
     while start.elapsed() < Duration::from_secs(QEMU_CHECK_SECONDS) {
         std::thread::sleep(Duration::from_secs(3));
+        if let Ok(Some(st)) = qemu.child.try_wait() {
+            bail!(
+                "QEMU stopped ({st}) after {:.0} s, before the Ferrite driver was found{}: is {} a Quadra 800 ROM?",
+                start.elapsed().as_secs_f64(),
+                if last.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({last})")
+                },
+                rom.display()
+            );
+        }
         let mut mem = MonitorMemory {
             run: |c: &str| m.command(c),
         };
