@@ -44,6 +44,11 @@ enum Cmd {
         #[arg(long)]
         app: bool,
     },
+    /// Opt-in check with a real ROM: with FERRITE_Q800_ROM=FILE (a Quadra 800 ROM you own),
+    /// boot a Ferrite disk in QEMU's q800 and read the Mac's low memory through QEMU's monitor
+    /// to confirm the Ferrite driver is in the unit table and its volume in the drive queue.
+    /// Without the variable it says it was skipped.
+    QemuCheck,
     /// Install the prerequisites only.
     Setup,
 }
@@ -112,6 +117,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Cmd::Verify { file, cpu, app } => return verify_file(&file, cpu, app),
         Cmd::Test => test(&root)?,
+        Cmd::QemuCheck => qemu_check(&root)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -229,6 +235,119 @@ fn images(root: &Path, m68k_dir: &Path) -> Result<()> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The environment variable naming the Quadra 800 ROM for `cargo xtask qemu-check`.
+const Q800_ROM_ENV: &str = "FERRITE_Q800_ROM";
+/// How long `qemu-check` gives the ROM to load the driver (QEMU emulates at a few times a
+/// real Quadra's speed; the ROM's memory test and SCSI scan take seconds).
+const QEMU_CHECK_SECONDS: u64 = 90;
+
+/// `cargo xtask qemu-check`: see [`Cmd::QemuCheck`].
+fn qemu_check(root: &Path) -> Result<()> {
+    use ferrite_emu::qemu_monitor::{Monitor, MonitorMemory, QemuProcess, find_ferrite};
+    use std::time::{Duration, Instant};
+    let Some(rom) = std::env::var_os(Q800_ROM_ENV) else {
+        println!(
+            "xtask qemu-check: skipped: {Q800_ROM_ENV} is not set. The check boots a real Quadra 800 ROM \
+             in QEMU with a Ferrite disk, and no Apple ROM ships with Ferrite or may be used in its CI; \
+             run `{Q800_ROM_ENV}=/path/to/Quadra800.rom cargo xtask qemu-check` with a ROM you own."
+        );
+        return Ok(());
+    };
+    let rom = std::path::absolute(PathBuf::from(rom))?;
+    if !rom.is_file() {
+        bail!("{Q800_ROM_ENV}={}: no such file", rom.display());
+    }
+    prereq::ensure_all()?;
+    let opts = Options::standard(root);
+    build_all(&opts)?;
+    status(
+        cargo_stable(root).args([
+            "build",
+            "--quiet",
+            "--release",
+            "-p",
+            "ferrite-formatter",
+            "--bin",
+            "ferrite",
+        ]),
+        "cargo build --release --bin ferrite",
+    )?;
+    let ferrite = root
+        .join("target/release/ferrite")
+        .with_extension(std::env::consts::EXE_EXTENSION);
+    let dir = root.join("target/qemu-check");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    status(
+        Command::new(&ferrite)
+            .args(["init", "HD00_512.hda", "--size", "64M", "--force"])
+            .current_dir(&dir),
+        "ferrite init",
+    )?;
+    let sock = dir.join("monitor.sock");
+    let pidfile = dir.join("qemu.pid");
+    let child = Command::new(&ferrite)
+        .arg("qemu")
+        .arg("HD00_512.hda")
+        .arg("--rom")
+        .arg(&rom)
+        .args(["--", "-display", "none", "-serial", "none", "-monitor"])
+        .arg(format!("unix:{},server=on,wait=off", sock.display()))
+        .arg("-pidfile")
+        .arg(&pidfile)
+        .current_dir(&dir)
+        .spawn()
+        .context("could not run ferrite qemu")?;
+    let mut qemu = QemuProcess { child, pidfile };
+    let mut m = Monitor::connect(&sock, Duration::from_secs(20)).map_err(anyhow::Error::msg)?;
+    let start = Instant::now();
+    let mut last = String::new();
+    while start.elapsed() < Duration::from_secs(QEMU_CHECK_SECONDS) {
+        std::thread::sleep(Duration::from_secs(3));
+        if let Ok(Some(st)) = qemu.child.try_wait() {
+            bail!(
+                "QEMU stopped ({st}) after {:.0} s, before the Ferrite driver was found{}: is {} a Quadra 800 ROM?",
+                start.elapsed().as_secs_f64(),
+                if last.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({last})")
+                },
+                rom.display()
+            );
+        }
+        let mut mem = MonitorMemory {
+            run: |c: &str| m.command(c),
+        };
+        match find_ferrite(&mut mem) {
+            Ok(f) => {
+                println!(
+                    "xtask qemu-check: after {:.0} s the Ferrite driver is in the unit table (unit {}, refNum {}, DCE ${:08X}, driver at ${:08X}) and its drive{} in the drive queue: {}",
+                    start.elapsed().as_secs_f64(),
+                    f.unit,
+                    f.ref_num,
+                    f.dce,
+                    f.driver,
+                    if f.drives.len() == 1 { " is" } else { "s are" },
+                    f.drives
+                        .iter()
+                        .map(|(d, n)| format!("drive {d}, {n} blocks"))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                );
+                m.quit();
+                return Ok(());
+            }
+            Err(e) => last = e,
+        }
+    }
+    m.quit();
+    bail!(
+        "after {QEMU_CHECK_SECONDS} s of QEMU with {}: {last}",
+        rom.display()
+    )
 }
 
 fn cpu_from_number(n: u32) -> Result<Cpu> {

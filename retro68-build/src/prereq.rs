@@ -59,6 +59,11 @@ pub const PACKAGES: &[Package] = &[
         why: "extracts files from the formatter's HFS volumes in the oracle tests",
     },
     Package {
+        command: "qemu-system-m68k",
+        package: "qemu-system-misc",
+        why: "runs QEMU's Quadra 800 (q800) in the `ferrite qemu` tests (a stand-in ROM, paused)",
+    },
+    Package {
         command: "macunpack",
         package: "macutils",
         why: "unpacks the packaged application's MacBinary file in the oracle tests",

@@ -56,6 +56,8 @@ pub mod memory_manager;
 pub mod mm_traps;
 pub mod os_utils;
 pub mod qemu;
+#[cfg(unix)]
+pub mod qemu_monitor;
 pub mod scsi;
 pub mod scsi_manager;
 pub mod seed;

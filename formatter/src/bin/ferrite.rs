@@ -125,7 +125,8 @@ enum Cmd {
         #[arg(long)]
         force: bool,
     },
-    /// Wrap a bare HFS volume image (raw .dsk/.img, or DiskCopy 4.2) in a partition map with the driver.
+    /// Wrap a bare HFS volume image (raw .dsk/.img, or DiskCopy 4.2) in a partition map with the
+    /// driver, and put Ferrite Setup in the volume's root folder.
     Convert {
         /// The HFS volume image.
         volume: PathBuf,
@@ -138,11 +139,19 @@ enum Cmd {
         settings: DriverSettings,
         #[arg(long, value_name = "FILE")]
         driver: Option<PathBuf>,
+        /// Put this application (MacBinary II, type APPL) on the volume as "Ferrite Setup"
+        /// instead of the one built into ferrite.
+        #[arg(long, value_name = "FILE", conflicts_with = "no_setup_app")]
+        setup_app: Option<PathBuf>,
+        /// Leave Ferrite Setup off the volume.
+        #[arg(long)]
+        no_setup_app: bool,
         #[arg(long)]
         force: bool,
     },
     /// Copy files (and folders, recursively) onto a volume. MacBinary and AppleSingle/AppleDouble files keep their
     /// forks, type and creator; plain files get a type and creator from their extension.
+    /// With --system, copy a System Folder and make the volume start up from it.
     Add {
         /// DISK, DISK:VOLUME or DISK:VOLUME/FOLDER (missing folders are created).
         target: String,
@@ -153,6 +162,11 @@ enum Cmd {
         /// CR LF become CR.
         #[arg(long)]
         text: bool,
+        /// FILES is one System Folder (MacBinary or AppleDouble files, System 6.0 to Mac OS
+        /// 8.1): copy it to the volume's root folder, bless it and write the boot blocks from
+        /// its System file, so that the volume starts up without an Installer.
+        #[arg(long, conflicts_with = "text")]
+        system: bool,
     },
     /// Copy one HFS volume out of a partitioned disk into a bare volume image, for emulators
     /// that mount volumes rather than disks (Mini vMac).
@@ -266,6 +280,8 @@ fn main() -> ExitCode {
             size,
             settings,
             driver,
+            setup_app,
+            no_setup_app,
             force,
         } => cli::init::convert(&cli::init::ConvertArgs {
             volume,
@@ -273,12 +289,21 @@ fn main() -> ExitCode {
             size,
             settings: settings.options(),
             driver,
+            setup_app,
+            no_setup_app,
             force,
         }),
         Cmd::Add {
             target,
             files,
+            system: true,
+            ..
+        } => cli::system::add_system(&target, &files),
+        Cmd::Add {
+            target,
+            files,
             text,
+            system: false,
         } => cli::add::add(&target, &files, text),
         Cmd::Extract {
             target,

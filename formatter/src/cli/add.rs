@@ -233,11 +233,11 @@ pub fn mac_line_endings(b: &[u8]) -> Vec<u8> {
 }
 
 /// A folder to create (`None`) or a file to add, with its folder path below the target.
-type Item = (Vec<Vec<u8>>, Option<Prepared>);
+pub type Item = (Vec<Vec<u8>>, Option<Prepared>);
 
 /// Expand a host folder: the folder itself, its files (AppleDouble `._NAME` companions go
 /// with NAME; other dot files are skipped) and its folders, in name order.
-fn collect_folder(dir: &Path, rel: &mut Vec<Vec<u8>>, out: &mut Vec<Item>) -> Result<()> {
+pub fn collect_folder(dir: &Path, rel: &mut Vec<Vec<u8>>, out: &mut Vec<Item>) -> Result<()> {
     let name = dir
         .file_name()
         .and_then(|n| n.to_str())
@@ -312,8 +312,29 @@ pub fn add(target: &str, files: &[PathBuf], text: bool) -> Result<()> {
             .map_err(|e| anyhow!("cannot create the folder: {e}"))?,
         Err(e) => bail!("{e}"),
     };
+    copy_items(&mut vol, &vol_name, &refs, folder, &inputs, text)?;
+    let info = vol.info();
+    println!(
+        "volume \"{vol_name}\": {} files, {} free",
+        info.files,
+        human(info.free_blocks as u64 * info.alloc_block_size as u64)
+    );
+    Ok(())
+}
+
+/// Copy `inputs` into the folder `folder` (at `refs` below the root) of `vol`, then write the
+/// catalog. Refused before anything changes when a file is already there; after a failure,
+/// what was copied before it is kept.
+pub fn copy_items<D: ferrite_formatter::BlockDevice>(
+    vol: &mut ferrite_formatter::hfs::Volume<D>,
+    vol_name: &str,
+    refs: &[&[u8]],
+    folder: u32,
+    inputs: &[Item],
+    text: bool,
+) -> Result<()> {
     // Refuse before changing anything when a file is already there.
-    for (rel, item) in &inputs {
+    for (rel, item) in inputs {
         let Some(p) = item else { continue };
         let full: Vec<&[u8]> = refs
             .iter()
@@ -339,7 +360,7 @@ pub fn add(target: &str, files: &[PathBuf], text: bool) -> Result<()> {
         .sum();
     let pb = progress(total, "copying");
     let mut result = Ok(());
-    for (rel, item) in &inputs {
+    for (rel, item) in inputs {
         let folder = if rel.is_empty() {
             folder
         } else {
@@ -404,12 +425,5 @@ pub fn add(target: &str, files: &[PathBuf], text: bool) -> Result<()> {
     // Keep what was added before a failure.
     vol.flush()
         .map_err(|e| anyhow!("cannot write the catalog: {e}"))?;
-    let info = vol.info();
-    result?;
-    println!(
-        "volume \"{vol_name}\": {} files, {} free",
-        info.files,
-        human(info.free_blocks as u64 * info.alloc_block_size as u64)
-    );
-    Ok(())
+    result
 }

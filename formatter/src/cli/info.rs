@@ -89,7 +89,7 @@ pub fn info(path: &Path) -> Result<()> {
     let names = disk::volume_names(&mut img, &slots);
     for (s, name) in slots.iter().zip(&names) {
         match disk::open_volume(&mut img, s) {
-            Ok(v) => {
+            Ok(mut v) => {
                 let i = v.info();
                 println!(
                     "volume {} \"{name}\": {}, {} free, {} files, {} folders, allocation block {} B",
@@ -100,6 +100,9 @@ pub fn info(path: &Path) -> Result<()> {
                     i.folders,
                     i.alloc_block_size
                 );
+                if let Some(startup) = super::system::describe_startup(&mut v) {
+                    println!("  {startup}");
+                }
             }
             Err(e) => println!("volume {} \"{name}\": cannot be read: {e}", s.number),
         }

@@ -40,6 +40,10 @@ pub struct ConvertArgs {
     /// `--write-cache`, `--transfer-mode`, `--max-blocks`.
     pub settings: DriverOptions,
     pub driver: Option<PathBuf>,
+    /// `--setup-app FILE`: the Ferrite Setup MacBinary to use instead of the embedded one.
+    pub setup_app: Option<PathBuf>,
+    /// `--no-setup-app`.
+    pub no_setup_app: bool,
     pub force: bool,
 }
 
@@ -395,6 +399,10 @@ pub fn init(a: &InitArgs) -> Result<()> {
 pub fn convert(a: &ConvertArgs) -> Result<()> {
     let mut blob = driver_blob(a.driver.as_deref())?;
     apply_settings(&mut blob, &a.settings)?;
+    let now = mac_now();
+    // Read and check Ferrite Setup before the target is touched.
+    let app = setup_app(a.setup_app.as_deref(), a.no_setup_app, now)?;
+    let mut app_kept = false;
     if !a.volume.is_file() {
         bail!("{}: no such volume image", a.volume.display());
     }
@@ -413,7 +421,32 @@ pub fn convert(a: &ConvertArgs) -> Result<()> {
                 a.volume.display()
             )
         })?;
-        v.info().name
+        let i = v.info();
+        if let Some(app) = &app {
+            match v.lookup(cnid::ROOT, SETUP_APP_NAME) {
+                Some(_) => {
+                    eprintln!(
+                        "ferrite: note: volume \"{}\" already holds a \"Ferrite Setup\" in its root folder: kept as it is",
+                        ferrite_formatter::macroman::lossy(&i.name)
+                    );
+                    app_kept = true;
+                }
+                None => {
+                    let blk = i.alloc_block_size as u64;
+                    let need = (app.data.len() as u64).div_ceil(blk)
+                        + (app.rsrc.len() as u64).div_ceil(blk);
+                    if need > i.free_blocks as u64 {
+                        bail!(
+                            "volume \"{}\" has {} free, too little for Ferrite Setup ({}): free some space on it, or pass --no-setup-app",
+                            ferrite_formatter::macroman::lossy(&i.name),
+                            human(i.free_blocks as u64 * blk),
+                            human(need * blk)
+                        );
+                    }
+                }
+            }
+        }
+        i.name
     };
     let name_text = ferrite_formatter::macroman::lossy(&name);
     let (path, bs, existing, is_device) = prepare_target(&a.disk, None, a.force)?;
@@ -483,13 +516,51 @@ pub fn convert(a: &ConvertArgs) -> Result<()> {
     }
     pb.finish_and_clear();
     dst.flush().map_err(|e| anyhow!("{e}"))?;
-    Volume::open(&mut dst).map_err(|e| anyhow!("the copied volume does not open: {e}"))?;
+    let mut v =
+        Volume::open(&mut dst).map_err(|e| anyhow!("the copied volume does not open: {e}"))?;
+    let added = match &app {
+        Some(app) if !app_kept => {
+            v.set_clock(now);
+            let r = v
+                .add_file(cnid::ROOT, &app.new_file(&app.data))
+                .and_then(|_| v.flush());
+            if let Err(e) = r {
+                drop(v);
+                drop(img);
+                if !is_device {
+                    let _ = std::fs::remove_file(&path);
+                }
+                bail!(
+                    "volume \"{name_text}\": cannot add Ferrite Setup: {e}{}; pass --no-setup-app to convert without it",
+                    if is_device {
+                        ""
+                    } else {
+                        " (the new disk was removed)"
+                    }
+                );
+            }
+            true
+        }
+        _ => false,
+    };
     println!(
         "{}: volume \"{name_text}\" ({}) wrapped in a partition map with the Ferrite driver; disk {}",
         path.display(),
         human(vol_bytes),
         human(disk_blocks * bs as u64)
     );
+    match &app {
+        Some(p) if added => println!(
+            "  {} ({}/{}, data {}, resource {}) added to its root folder",
+            ferrite_formatter::macroman::lossy(&p.name),
+            ferrite_formatter::macroman::lossy(&p.file_type),
+            ferrite_formatter::macroman::lossy(&p.creator),
+            human(p.data.len() as u64),
+            human(p.rsrc.len() as u64)
+        ),
+        Some(_) => println!("  Ferrite Setup: the one already in its root folder"),
+        None => println!("  no Ferrite Setup (--no-setup-app)"),
+    }
     Ok(())
 }
 

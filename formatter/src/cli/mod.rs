@@ -12,6 +12,7 @@ pub mod init;
 pub mod qemu;
 pub mod setup_app;
 pub mod size;
+pub mod system;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

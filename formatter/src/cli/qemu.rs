@@ -15,6 +15,7 @@
 
 use super::disk::{scsi_name_info, sniff};
 use anyhow::{Context, Result, anyhow, bail};
+use ferrite_formatter::BlockDevice;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -244,6 +245,29 @@ fn check_disk(disk: &Path) -> Result<()> {
             disk.display()
         );
     }
+    let mut img = ferrite_formatter::image::ImageFile::open_read_only(disk)
+        .with_context(|| format!("cannot open {}", disk.display()))?;
+    let map = ferrite_formatter::apm::read_map(&mut img)
+        .map_err(|e| anyhow!("{}: the partition map cannot be read: {e}", disk.display()))?;
+    if map.ddm.descriptors().is_empty() {
+        bail!(
+            "{} has a partition map but no driver, so the Mac's ROM cannot start it: install Ferrite's with `ferrite install-driver {}`",
+            disk.display(),
+            disk.display()
+        );
+    }
+    if !map.partitions.iter().any(|p| {
+        p.entry.is_driver() && {
+            let mut b = vec![0u8; img.block_size() as usize];
+            img.read_blocks(p.start as u64, &mut b).is_ok()
+                && ferrite_shared::driver_blob::Settings::read(&b).is_ok()
+        }
+    }) {
+        eprintln!(
+            "ferrite: note: {} has another vendor's driver, not Ferrite's (`ferrite install-driver` puts Ferrite's there)",
+            disk.display()
+        );
+    }
     if meta.is_file() && !meta.len().is_multiple_of(512) {
         eprintln!(
             "ferrite: warning: {} is not a whole number of 512-byte blocks; QEMU ignores the rest",
@@ -347,6 +371,21 @@ pub fn qemu(a: &QemuArgs) -> Result<()> {
     } else {
         CDROM_ID
     };
+    let ours: Vec<(u8, &str)> = std::iter::once((id, "the disk"))
+        .chain(a.cdrom.as_ref().map(|_| (cdrom_id, "the CD")))
+        .collect();
+    for arg in &a.extra {
+        for (taken, what) in &ours {
+            if arg
+                .split(',')
+                .any(|kv| kv.trim() == format!("scsi-id={taken}"))
+            {
+                bail!(
+                    "SCSI ID {taken} is in use: {what} is there, and the extra QEMU argument {arg:?} puts another device on it; give the disk another --id, or the device another scsi-id"
+                );
+            }
+        }
+    }
     let pram = a.pram.clone().unwrap_or_else(|| default_pram(&a.disk));
     for n in &notes {
         eprintln!("ferrite: {n}");

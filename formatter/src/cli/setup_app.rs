@@ -77,6 +77,24 @@ pub fn setup_app(file: Option<&Path>, skip: bool, now: u32) -> Result<Option<Pre
 /// The (type, ID) of every resource in a resource fork (mac-app-hfs-facts §1), checking that
 /// the header, the map, the type and reference lists and every resource's data lie inside it.
 pub fn resources(fork: &[u8]) -> Result<Vec<([u8; 4], i16)>, String> {
+    Ok(resource_list(fork)?
+        .into_iter()
+        .map(|(t, id, _)| (t, id))
+        .collect())
+}
+
+/// The data of resource (`kind`, `id`) in a resource fork (`None` when it has none), the
+/// fork checked as [`resources`] does.
+pub fn resource(fork: &[u8], kind: &[u8; 4], id: i16) -> Result<Option<Vec<u8>>, String> {
+    Ok(resource_list(fork)?
+        .into_iter()
+        .find(|(t, i, _)| t == kind && *i == id)
+        .map(|(_, _, r)| fork[r].to_vec()))
+}
+
+/// Every resource's (type, ID, byte range of its data in the fork).
+#[allow(clippy::type_complexity)]
+fn resource_list(fork: &[u8]) -> Result<Vec<([u8; 4], i16, std::ops::Range<usize>)>, String> {
     let be16 = |at: usize| -> Result<usize, String> {
         fork.get(at..at + 2)
             .map(|b| u16::from_be_bytes([b[0], b[1]]) as usize)
@@ -135,7 +153,8 @@ pub fn resources(fork: &[u8]) -> Result<Vec<([u8; 4], i16)>, String> {
                     String::from_utf8_lossy(&kind)
                 ));
             }
-            out.push((kind, id));
+            let at = data_at + off + 4;
+            out.push((kind, id, at..at + len));
         }
     }
     Ok(out)
@@ -197,6 +216,12 @@ mod tests {
             resources(&f).unwrap(),
             vec![(*b"CODE", 0), (*b"CODE", 1), (*b"STR ", -16396)]
         );
+        assert_eq!(
+            resource(&f, b"STR ", -16396).unwrap().unwrap(),
+            b"\x05hello"
+        );
+        assert_eq!(resource(&f, b"CODE", 1).unwrap().unwrap(), b"code");
+        assert_eq!(resource(&f, b"CODE", 2).unwrap(), None);
         assert!(resources(&[]).is_err());
         assert!(resources(&f[..f.len() - 1]).is_err(), "map cut short");
         let mut bad = f.clone();

@@ -476,6 +476,36 @@ impl<D: BlockDevice> Volume<D> {
         &self.mdb
     }
 
+    /// The boot blocks: the volume's first 1024 bytes (sectors 0 and 1).
+    pub fn boot_blocks(&mut self) -> Result<[u8; 1024], HfsError> {
+        let mut bb = [0u8; 1024];
+        read_bytes(&mut self.dev, 0, &mut bb)?;
+        Ok(bb)
+    }
+
+    /// Write the boot blocks (written at once, not at [`Volume::flush`]). They must be 1024
+    /// bytes starting with the 'LK' signature, as a startup volume's are.
+    pub fn write_boot_blocks(&mut self, bb: &[u8]) -> Result<(), HfsError> {
+        if bb.len() != 1024 || u16::from_be_bytes([bb[0], bb[1]]) != super::BOOT_SIGNATURE {
+            return Err(HfsError::BadBootBlocks);
+        }
+        Ok(write_bytes(&mut self.dev, 0, bb)?)
+    }
+
+    /// The MDB's Finder information (`drFndrInfo`, 8 longs), written at the next
+    /// [`Volume::flush`]. Word 0 is the blessed System Folder's directory ID (0: none).
+    pub fn set_finder_info(&mut self, words: [u32; 8]) {
+        for (w, v) in self.mdb.fndr_info.iter_mut().zip(words) {
+            w.set(v);
+        }
+        self.dirty = true;
+    }
+
+    /// The MDB's Finder information (`drFndrInfo`).
+    pub fn finder_info(&self) -> [u32; 8] {
+        core::array::from_fn(|i| self.mdb.fndr_info[i].get())
+    }
+
     /// The date used for the volume's and folders' modification dates on change (otherwise
     /// the dates of the added items are used).
     pub fn set_clock(&mut self, mac_time: u32) {
