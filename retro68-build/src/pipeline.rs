@@ -679,6 +679,10 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             .context("the driver has no `ferrite_head_end` (link/flat.ld defines it)")?,
         _ => 0,
     };
+    // Every PC-relative relocation is one the relayout re-encodes, or the build stops.
+    linked
+        .check_pc_relative(head_len)
+        .with_context(|| format!("linking {}", a.name))?;
     let (legalized, raw_hazards, repair, verify) = if head_len == 0 {
         let (legalized, raw_hazards, repair, _) = code_passes(a, &mut linked, opts)?;
         let code_len = linked.code_len as usize;
