@@ -137,7 +137,7 @@ fn verify_flat(flat: &FlatImage, cpu: Cpu, app: bool) -> Result<FileReport> {
     let relocs = flat
         .reloc_offsets()
         .map_err(|e| anyhow::anyhow!("relocation table: {e}"))?;
-    if flat.code_len as usize > flat.image.len() || flat.code_len % 2 != 0 {
+    if flat.code_len as usize > flat.image.len() || !flat.code_len.is_multiple_of(2) {
         bail!(
             "the code length {} is not an even length within the image",
             flat.code_len
@@ -183,7 +183,7 @@ fn verify_driver_blob(blob: &[u8], cpu: Cpu) -> Result<FileReport> {
             driver_blob::CODE_LEN_OFFSET
         );
     }
-    if table_at > blob.len() || table_at % 2 != 0 || (code_len as usize) > table_at {
+    if table_at > blob.len() || !table_at.is_multiple_of(2) || (code_len as usize) > table_at {
         bail!(
             "relocation table at {table_at:#x} and code length {code_len:#x} do not fit the \
              {}-byte blob",
@@ -344,7 +344,7 @@ fn verify_application(fork: &ResourceFork, cpu: Cpu) -> Result<FileReport> {
         bail!("CODE 0 is shorter than its header");
     }
     let jt_len = be32(code0, 8) as usize;
-    if jt_len % 8 != 0 || 16 + jt_len != code0.len() || jt_len == 0 {
+    if !jt_len.is_multiple_of(8) || 16 + jt_len != code0.len() || jt_len == 0 {
         bail!("CODE 0's jump table ({jt_len} bytes) does not fill it in 8-byte entries");
     }
     for e in code0[16..].chunks(8) {

@@ -217,13 +217,16 @@ pub fn parse_code1(code1: &[u8]) -> Result<Code1Layout> {
             layout.stored_len
         );
     }
-    if layout.code_len == 0 || layout.code_len % 2 != 0 || layout.code_len > layout.stored_len {
+    if layout.code_len == 0
+        || !layout.code_len.is_multiple_of(2)
+        || layout.code_len > layout.stored_len
+    {
         bail!(
             "CODE 1's code length {} is not an even length within the image",
             layout.code_len
         );
     }
-    if layout.entry % 2 != 0 || layout.entry >= layout.code_len {
+    if !layout.entry.is_multiple_of(2) || layout.entry >= layout.code_len {
         bail!(
             "CODE 1's entry {:#x} is not an even offset in the code",
             layout.entry
