@@ -9,13 +9,16 @@
 |   +8   bra.w install_43            SCSI Manager 4.3 ROM: D5 = DeviceIdent
 |   +12  reloc_offset (long)         offset of the relocation table; written by the build tool
 |   +16  settings block, 32 bytes    (shared/src/driver_blob.rs; the formatter edits it)
-|   +48  DRVR header ".Ferrite" and its five entry stubs
-| then the install code and the relocation stub (retro68-build/stub/relocate.S), which end
-| the head (`ferrite_head_end`, from the linker script).
+|   +48  DRVR header ".Ferrite"
+|   +76  the head's pointer table: count, relocated flag, pointers
+| then the DRVR header's five entry stubs, the install code and the relocation stub
+| (retro68-build/stub/relocate.S), which end the head (`ferrite_head_end`, from the linker
+| script). Only these data sit among the head's code: `cargo xtask verify` finds them from
+| this layout alone (the settings block's +20 gives the code length) and decodes the rest.
 |
-| Everything in the head reaches the rest of the driver through the pointer table at its end
-| (`.long` words the relocation table fixes), never by a PC-relative branch: the build may
-| re-lay the rest. The install entries save and restore D1-D7/A0-A6.
+| Everything in the head reaches the rest of the driver through the pointer table (`.long`
+| words the relocation table fixes), never by a PC-relative branch: the build may re-lay the
+| rest. The install entries save and restore D1-D7/A0-A6.
 
         .section .text.ferrite_entry,"ax"
         .globl  ferrite_blob_start
@@ -43,7 +46,8 @@ ferrite_settings:
         .byte   0                       | +15 reserved
         .word   128                     | +16 most blocks per original-SCSI-Manager command (0 = no cap)
         .word   30                      | +18 ticks of write idleness before a cache flush (0 = never)
-        .long   0, 0                    | +20..27 reserved
+        .long   0                       | +20 code length (head + text), written by the build tool
+        .long   0                       | +24 reserved
         .byte   0, 1, 0, 0              | +28 driver version: major, minor, patch, 0 (= Cargo.toml)
         .size   ferrite_settings, 32
 
@@ -63,6 +67,24 @@ ferrite_drvr_header:
         .ascii  ".Ferrite"
         .even
         .size   ferrite_drvr_header, . - ferrite_drvr_header
+
+| The head's pointer table, right after the DRVR header (shared/src/driver_blob.rs): how many
+| pointers, the flag set once the blob is relocated, then the pointers: where the head
+| reaches the rest of the driver (fixed by the relocation table). All data.
+        .type   head_table,@object
+head_table:
+        .word   (pointers_end - pointers) / 4
+relocated:
+        .word   0
+pointers:
+p_install:      .long   ferrite_install
+p_open:         .long   glue_open
+p_prime:        .long   glue_prime
+p_control:      .long   glue_control
+p_status:       .long   glue_status
+p_close:        .long   glue_close
+pointers_end:
+        .size   head_table, . - head_table
 
 | Device Manager entries: jump through the pointer table, every register untouched.
 dm_open:
@@ -126,18 +148,3 @@ flush_icache:
 1:      movea.l (%sp)+,%a2
         rts
 
-        .type   relocated,@object
-relocated:
-        .word   0
-        .size   relocated, 2
-
-| Where the head reaches the rest of the driver (fixed by the relocation table).
-        .type   pointers,@object
-pointers:
-p_install:      .long   ferrite_install
-p_open:         .long   glue_open
-p_prime:        .long   glue_prime
-p_control:      .long   glue_control
-p_status:       .long   glue_status
-p_close:        .long   glue_close
-        .size   pointers, . - pointers

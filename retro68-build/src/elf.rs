@@ -40,6 +40,23 @@ pub struct Linked {
     pub text_objects: Vec<(u32, u32)>,
     /// File offset of `.text` (to patch the ELF in place).
     pub text_file_offset: u64,
+    /// The PC-relative relocations `ld -q` kept, all inside `.text` (elsewhere they are an
+    /// error): the linker resolved them, but a relayout must re-encode each one, so
+    /// [`Linked::check_pc_relative`] requires every one to be the PC-relative field of an
+    /// instruction that reaches its target.
+    pub pc_relative: Vec<PcRelative>,
+}
+
+/// A PC-relative relocation in `.text` (addresses as linked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcRelative {
+    /// Address of the relocated field.
+    pub addr: u32,
+    /// Its size in bytes (1, 2 or 4).
+    pub size: u8,
+    /// Symbol + addend: the field holds this minus `addr` (for a branch, the target is
+    /// this plus the distance from `addr` back to the opcode word's end).
+    pub target: u32,
 }
 
 fn demangle(name: &str) -> String {
@@ -106,6 +123,8 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
     let bss_len = bss_end.saturating_sub(image.len() as u64) as u32;
 
     let mut abs32 = Vec::new();
+    let mut pc_relative = Vec::new();
+    let text_range = text.address()..text.address() + text.size();
     for s in file.sections() {
         for (offset, reloc) in s.relocations() {
             let RelocationFlags::Elf { r_type } = reloc.flags() else {
@@ -113,9 +132,11 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
             };
             // With -q the section data already holds the final value; what matters is
             // whether the value depends on the load address.
+            let mut target_addr = None;
             let target_is_absolute = match reloc.target() {
                 RelocationTarget::Symbol(idx) => {
                     let sym = file.symbol_by_index(idx)?;
+                    target_addr = Some(sym.address().wrapping_add(reloc.addend() as u64) as u32);
                     match sym.section() {
                         SymbolSection::Absolute => true,
                         SymbolSection::Undefined => {
@@ -135,7 +156,25 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
             let addr = offset as u32;
             match r_type {
                 elf::R_68K_NONE => {}
-                elf::R_68K_PC32 | elf::R_68K_PC16 | elf::R_68K_PC8 => {}
+                elf::R_68K_PC32 | elf::R_68K_PC16 | elf::R_68K_PC8 => {
+                    let size = match r_type {
+                        elf::R_68K_PC32 => 4,
+                        elf::R_68K_PC16 => 2,
+                        _ => 1,
+                    };
+                    if !text_range.contains(&(addr as u64)) {
+                        bail!(
+                            "a PC-relative relocation at {addr:#x} (in {}) lies outside .text: \
+                             nothing would keep it right when the build re-lays the code \
+                             (use an absolute address, which the loader relocates)",
+                            s.name().unwrap_or("?")
+                        );
+                    }
+                    let Some(target) = target_addr else {
+                        bail!("the PC-relative relocation at {addr:#x} has no symbol");
+                    };
+                    pc_relative.push(PcRelative { addr, size, target });
+                }
                 elf::R_68K_32 if !target_is_absolute => {
                     let off = addr.wrapping_sub(base);
                     if off as usize + 4 > image.len() {
@@ -159,7 +198,6 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
     let mut functions = Vec::new();
     let mut symbols = Vec::new();
     let mut text_objects = Vec::new();
-    let text_range = text.address()..text.address() + text.size();
     for sym in file.symbols() {
         let Ok(name) = sym.name() else { continue };
         if name.is_empty() || sym.is_undefined() {
@@ -193,10 +231,72 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
         symbols,
         text_objects,
         text_file_offset,
+        pc_relative,
     })
 }
 
 impl Linked {
+    /// Check that each PC-relative relocation in `[from, code_len)` is the displacement of
+    /// an instruction (decoded from `from`, restarting at the function symbols) that has a
+    /// PC-relative operand, and, for a branch, reaches the relocation's target; each one in
+    /// `[0, from)` (a part the build does not re-lay) must point into `[0, from)` too.
+    pub fn check_pc_relative(&self, from: u32) -> Result<()> {
+        let end = self.base + self.code_len;
+        let start = self.base + from;
+        let symbols: Vec<crate::m68k::Symbol> = self
+            .functions
+            .iter()
+            .map(|f| crate::m68k::Symbol {
+                name: f.name.clone(),
+                addr: f.addr,
+                size: f.size,
+            })
+            .collect();
+        let code = &self.image[from as usize..self.code_len as usize];
+        let insns = crate::m68k::verify::sweep(code, start, &symbols).insns;
+        for r in &self.pc_relative {
+            if r.addr < start {
+                if r.target.wrapping_add(2) > start {
+                    bail!(
+                        "the PC-relative relocation at {:#x} reaches {:#x}, past the part the \
+                         build does not re-lay (it ends at {start:#x})",
+                        r.addr,
+                        r.target
+                    );
+                }
+                continue;
+            }
+            if r.addr >= end {
+                bail!(
+                    "the PC-relative relocation at {:#x} lies past the code",
+                    r.addr
+                );
+            }
+            let i = insns.partition_point(|i| i.end() <= r.addr);
+            let ok = insns.get(i).is_some_and(|insn| {
+                let field_end = r.addr + r.size as u32;
+                // A short branch's displacement is the opcode word's low byte.
+                insn.addr + if r.size == 1 { 1 } else { 2 } <= r.addr
+                    && field_end <= insn.end()
+                    && match insn.flow.target {
+                        // The field holds target − field address (the linker's S + A − P);
+                        // the CPU adds it to the address after the opcode word.
+                        Some(t) => t == r.target.wrapping_sub(r.addr).wrapping_add(insn.addr + 2),
+                        None => insn.text.contains("%pc"),
+                    }
+            });
+            if !ok {
+                bail!(
+                    "the PC-relative relocation at {:#x} (to {:#x}) is not the displacement of an \
+                     instruction that reaches it: a relayout would leave it wrong",
+                    r.addr,
+                    r.target
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// Address of a defined symbol.
     pub fn symbol(&self, name: &str) -> Option<u32> {
         self.symbols

@@ -9,5 +9,6 @@ pub mod m68k;
 pub mod pipeline;
 pub mod prereq;
 pub mod rsrc;
+pub mod shipped;
 pub mod stackidx;
 pub mod wideshift;

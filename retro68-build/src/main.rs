@@ -2,8 +2,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
-use retro68_build::elf::read_linked;
-use retro68_build::m68k::{self, Cpu};
+use retro68_build::m68k::Cpu;
 use retro68_build::pipeline::{self, ARTIFACTS, Built, Options};
 use retro68_build::prereq;
 use std::path::{Path, PathBuf};
@@ -31,11 +30,17 @@ enum Cmd {
     /// Build everything, then make the ready disk images in emulator-images/ (BlueSCSI,
     /// ZuluSCSI, SCSI2SD, PiSCSI, QEMU q800, MAME, Snow) and write their manifest.
     Images,
-    /// Decode every instruction of an m68k ELF or flat image and report what the target
-    /// CPU would reject, privileged instructions and compare/branch flag hazards.
+    /// Decode every instruction of an m68k file as it ships and report what the target CPU
+    /// would reject, privileged instructions and compare/branch flag hazards. Without a file
+    /// (or with --shipped): every file the build ships in target/m68k/, for the 68000.
     Verify {
-        /// An m68k ELF (linked) or a Ferrite flat image (`.flat`).
-        file: PathBuf,
+        /// An m68k ELF (linked), a Ferrite flat image (`.flat`), the driver blob
+        /// (`ferrite-driver.bin`), a MacBinary application (`FerriteSetup.bin`) or an
+        /// application's resource fork (`.rsrc`).
+        file: Option<PathBuf>,
+        /// Verify every shipped file in target/m68k/ (the default without a file).
+        #[arg(long, conflicts_with = "file")]
+        shipped: bool,
         /// Target CPU: 68000, 68020, 68030 or 68040.
         #[arg(long, default_value = "68000")]
         cpu: u32,
@@ -115,7 +120,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             build_all(&opts)?;
             images(&root, &opts.out_dir)?;
         }
-        Cmd::Verify { file, cpu, app } => return verify_file(&file, cpu, app),
+        Cmd::Verify {
+            file: Some(file),
+            cpu,
+            app,
+            ..
+        } => return verify_file(&file, cpu, app),
+        Cmd::Verify { file: None, .. } => {
+            verify_shipped(&Options::standard(&root).out_dir)?;
+        }
         Cmd::Test => test(&root)?,
         Cmd::QemuCheck => qemu_check(&root)?,
     }
@@ -373,61 +386,49 @@ fn build_all(opts: &Options) -> Result<Vec<Built>> {
 fn verify_file(file: &Path, cpu: u32, app: bool) -> Result<ExitCode> {
     let cpu = cpu_from_number(cpu)?;
     let data = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let report = if data.starts_with(b"\x7fELF") {
-        let linked = read_linked(&data)?;
-        let syms: Vec<m68k::Symbol> = linked
-            .functions
-            .iter()
-            .map(|f| m68k::Symbol {
-                name: f.name.clone(),
-                addr: f.addr,
-                size: f.size,
-            })
-            .collect();
-        let code = &linked.image[..linked.code_len as usize];
-        let mut r = m68k::verify(code, linked.base, cpu, &syms);
-        if app {
-            r.findings.extend(m68k::a5_writes(code, linked.base, &syms));
-        }
-        r
-    } else if data.starts_with(&ferrite_shared::flat::MAGIC) {
-        let flat =
-            ferrite_shared::flat::FlatImage::parse(&data).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let syms: Vec<m68k::Symbol> = flat
-            .exports
-            .iter()
-            .map(|e| m68k::Symbol {
-                name: e.name.clone(),
-                addr: e.offset,
-                size: 0,
-            })
-            .collect();
-        let code = &flat.image[..flat.code_len as usize];
-        let mut r = m68k::verify(code, 0, cpu, &syms);
-        if app {
-            r.findings.extend(m68k::a5_writes(code, 0, &syms));
-        }
-        r
-    } else {
-        bail!(
-            "{} is neither an ELF file nor a Ferrite flat image",
-            file.display()
-        );
-    };
-    for f in &report.findings {
-        println!("{}: {f}", file.display());
-    }
-    println!(
-        "{}: {} instructions decoded, {} findings",
-        file.display(),
-        report.instructions,
-        report.findings.len()
-    );
-    Ok(if report.findings.is_empty() {
+    let report = retro68_build::shipped::verify_bytes(&data, cpu, app)
+        .with_context(|| format!("verifying {}", file.display()))?;
+    print_file_report(file, &report);
+    Ok(if report.finding_count() == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn print_file_report(file: &Path, report: &retro68_build::shipped::FileReport) {
+    for (part, f) in report.findings() {
+        println!("{} ({part}): {f}", file.display());
+    }
+    println!(
+        "{} ({}): {} instructions decoded, {} findings",
+        file.display(),
+        report.kind,
+        report.instructions(),
+        report.finding_count()
+    );
+}
+
+/// `cargo xtask verify` without a file: every file the build ships, as shipped.
+fn verify_shipped(dir: &Path) -> Result<()> {
+    let reports = retro68_build::shipped::verify_shipped(dir)?;
+    let mut bad = 0;
+    for (path, r) in &reports {
+        print_file_report(path, r);
+        bad += usize::from(r.finding_count() > 0);
+    }
+    if bad > 0 {
+        bail!(
+            "{bad} of {} shipped files have verifier findings",
+            reports.len()
+        );
+    }
+    println!(
+        "verify: {} shipped files in {}, 0 findings",
+        reports.len(),
+        dir.display()
+    );
+    Ok(())
 }
 
 fn cargo_stable(root: &Path) -> Command {
@@ -469,6 +470,9 @@ fn test(root: &Path) -> Result<()> {
     let built = build_all(&opts)?;
     print!("{}", pipeline::size_table(&built));
     let m68k_dir = opts.out_dir.clone();
+
+    // 0b. Every file in target/m68k/ that ships passes the verifier as shipped.
+    verify_shipped(&m68k_dir)?;
 
     // 1. Everything `cargo test --workspace` runs, plus the tests that need m68k artifacts.
     status(

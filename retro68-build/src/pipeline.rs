@@ -679,6 +679,10 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             .context("the driver has no `ferrite_head_end` (link/flat.ld defines it)")?,
         _ => 0,
     };
+    // Every PC-relative relocation is one the relayout re-encodes, or the build stops.
+    linked
+        .check_pc_relative(head_len)
+        .with_context(|| format!("linking {}", a.name))?;
     let (legalized, raw_hazards, repair, verify) = if head_len == 0 {
         let (legalized, raw_hazards, repair, _) = code_passes(a, &mut linked, opts)?;
         let code_len = linked.code_len as usize;
@@ -750,6 +754,7 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             )
         }
         Kind::DriverBlob { exports } => {
+            stamp_code_len(&mut linked)?;
             let flat = linked.to_flat(exports, 68000)?;
             let bytes = flat.to_bytes();
             std::fs::write(out_dir.join(format!("{}.flat", a.name)), &bytes)?;
@@ -824,6 +829,22 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             (path, elf_bytes.len() as u64, 0, 0)
         }
     };
+    if opts.strict && a.shipped {
+        // What ships, read back as shipped: `cargo xtask verify` must pass on every file.
+        for (name, app) in crate::shipped::shipped_files(a) {
+            let file = out_dir.join(&name);
+            let data = std::fs::read(&file)?;
+            let r = crate::shipped::verify_bytes(&data, Cpu::M68000, app)
+                .with_context(|| format!("verifying {} as shipped", file.display()))?;
+            if r.finding_count() > 0 {
+                let mut msg = format!("{name}: the verifier rejected the shipped file:\n");
+                for (part, f) in r.findings().take(40) {
+                    let _ = writeln!(msg, "  {part}: {f}");
+                }
+                bail!(msg);
+            }
+        }
+    }
     Ok(Built {
         artifact: *a,
         path,
@@ -838,6 +859,21 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
         repair,
         verify,
     })
+}
+
+/// Write the code length (head and text) into the driver head's field
+/// (`ferrite_shared::driver_blob::CODE_LEN_OFFSET`), which must be 0 until then.
+fn stamp_code_len(linked: &mut Linked) -> Result<()> {
+    use ferrite_shared::driver_blob::CODE_LEN_OFFSET;
+    let field = linked
+        .image
+        .get_mut(CODE_LEN_OFFSET..CODE_LEN_OFFSET + 4)
+        .context("the driver image is too short for its head")?;
+    if field != [0; 4] {
+        bail!("the code-length field of the driver head is not 0 before the build writes it");
+    }
+    field.copy_from_slice(&linked.code_len.to_be_bytes());
+    Ok(())
 }
 
 /// The driver's boot blob: the image (its bss must be empty: the driver keeps its state in a

@@ -1,12 +1,15 @@
 | Ferrite application start-up stub: the first code of CODE 1 (right after the 4-byte
-| segment header; jump-table entry 0 names offset 0). Packaged by retro68-build/src/app.rs,
-| which places, right after this code, the parameter block and then the flat image:
+| segment header; jump-table entry 0 names offset 0). The build assembles this file and
+| retro68-build/src/rsrc/app.rs places, right after this code, the parameter block and then
+| the flat image:
 |
 |   params+0  long  entry offset within the image
 |   params+4  long  offset from the image start to the relocation table
 |   params+8  word  0 until the image is relocated (set here; a second entry skips the work)
 |   params+10 word  reserved (0)
-|   params+12       the image: text, data, then bss stored as zeros, exactly as linked at 0
+|   params+12 long  code length: the image starts with this many bytes of instructions (for
+|                   `cargo xtask verify`; not read here)
+|   params+16       the image: text, data, then bss stored as zeros, exactly as linked at 0
 |
 | The image runs where the Segment Loader put CODE 1 (a locked handle in the application
 | heap): it is relocated in place with the compact table (the walk of stub/relocate.S:
@@ -19,7 +22,7 @@
         .globl  ferrite_app_start
 ferrite_app_start:
         lea     params(%pc),%a1
-        lea     12(%a1),%a0             | a0 = the image (load address)
+        lea     16(%a1),%a0             | a0 = the image (load address)
         tst.w   8(%a1)
         bne.s   .Lgo                    | already relocated
         move.w  #1,8(%a1)
@@ -65,7 +68,7 @@ ferrite_app_start:
 .Lgo:
         lea     params(%pc),%a0
         move.l  (%a0),%d0
-        lea     12(%a0,%d0.l),%a0       | the entry
+        lea     16(%a0,%d0.l),%a0       | the entry
         jmp     (%a0)
         .balign 4
 params:

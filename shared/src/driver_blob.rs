@@ -15,8 +15,56 @@ pub const RELOC_OFFSET_FIELD: usize = 12;
 /// The settings block.
 pub const SETTINGS_OFFSET: usize = 16;
 pub const SETTINGS_LEN: usize = 32;
-/// The DRVR header.
+/// The DRVR header: flags, delay, event mask, menu, the five routine offsets (words, from
+/// the header), then the driver name as a Pascal string, padded to an even length.
 pub const DRVR_HEADER_OFFSET: usize = 48;
+/// Bytes of the DRVR header before its name.
+pub const DRVR_FIXED_LEN: usize = 18;
+/// Offset in the DRVR header of the first of its five routine offsets (open, prime,
+/// control, status, close).
+pub const DRVR_ROUTINES_AT: usize = 8;
+
+/// Big-endian length, from the blob start, of the instructions: the head and the body's text
+/// (the rodata and data that follow are not code). Written by the build tool, like the
+/// relocation offset; 0 in blobs built before the field existed. It lives in a word of the
+/// settings block that versions 1 and 2 reserve; the formatter never writes it.
+pub const CODE_LEN_OFFSET: usize = SETTINGS_OFFSET + 20;
+
+/// The head's pointer table follows the DRVR header (at [`head_table_offset`]): a word `n`,
+/// the word the install code sets once the blob is relocated, then `n` relocated longs, the
+/// only way the head reaches the body. All of it is data.
+pub const HEAD_TABLE_FIXED_LEN: usize = 4;
+
+/// End of the DRVR header (offset of the head's pointer table), from its name length;
+/// `None` when `blob` is too short.
+pub fn head_table_offset(blob: &[u8]) -> Option<usize> {
+    let name_len = *blob.get(DRVR_HEADER_OFFSET + DRVR_FIXED_LEN)? as usize;
+    let end = DRVR_HEADER_OFFSET + DRVR_FIXED_LEN + 1 + name_len;
+    let end = end + end % 2;
+    (end <= blob.len()).then_some(end)
+}
+
+/// The head's data, `[start, end)` offsets in order: the magic, the relocation offset and
+/// settings block, the DRVR header and the pointer table. Everything else in the head is
+/// code. `None` when `blob` is too short for its own head.
+pub fn head_data(blob: &[u8]) -> Option<[(usize, usize); 3]> {
+    let table = head_table_offset(blob)?;
+    let n = u16::from_be_bytes([*blob.get(table)?, *blob.get(table + 1)?]) as usize;
+    let end = table + HEAD_TABLE_FIXED_LEN + 4 * n;
+    (end <= blob.len()).then_some([
+        (MAGIC_OFFSET, MAGIC_OFFSET + 4),
+        (RELOC_OFFSET_FIELD, SETTINGS_OFFSET + SETTINGS_LEN),
+        (DRVR_HEADER_OFFSET, end),
+    ])
+}
+
+/// The head's pointers: the offsets of the `n` relocated longs of the pointer table.
+pub fn head_pointers(blob: &[u8]) -> Option<impl Iterator<Item = usize>> {
+    let table = head_table_offset(blob)?;
+    let n = u16::from_be_bytes([*blob.get(table)?, *blob.get(table + 1)?]) as usize;
+    let first = table + HEAD_TABLE_FIXED_LEN;
+    (first + 4 * n <= blob.len()).then(|| (0..n).map(move |i| first + 4 * i))
+}
 
 /// The driver's version in the settings block: major, minor, patch, 0 (all zero in blobs
 /// built before the field existed).

@@ -6,7 +6,7 @@
 use ferrite_emu::toolbox::{AlertKind, Input, Launch, Seen, WindowKind};
 use ferrite_emu::{CpuModel, Fault, Machine, RunError};
 use ferrite_shared::flat::{Export, FlatImage};
-use retro68_build::rsrc::app::{IMAGE_OFFSET, application_fork};
+use retro68_build::rsrc::app::{application_fork, image_offset};
 use retro68_build::rsrc::compile;
 
 const CPUS: [CpuModel; 2] = [CpuModel::M68000, CpuModel::M68040];
@@ -65,7 +65,7 @@ fn about_then_quit_by_key() -> Vec<Input> {
 fn image_address(m: &mut Machine, image: &FlatImage, name: &str) -> u32 {
     let (seg, h) = m.toolbox().sl.segments[0];
     assert_eq!(seg, 1);
-    m.read_u32(h) + IMAGE_OFFSET as u32 + image.export(name).unwrap()
+    m.read_u32(h) + image_offset().unwrap() as u32 + image.export(name).unwrap()
 }
 
 #[test]

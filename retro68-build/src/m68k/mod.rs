@@ -35,4 +35,6 @@ pub use repair68000::{
     Construct68000, Left68000, Repair68000Report, move_from_sr_sequence, mul_call_sequence,
     repair_68000,
 };
-pub use verify::{Finding, Rule, Symbol, VerifyReport, a5_writes, hazards, verify, writes_a5};
+pub use verify::{
+    Finding, Rule, Symbol, VerifyReport, a5_writes, hazards, verify, verify_with_data, writes_a5,
+};

@@ -153,6 +153,18 @@ pub(crate) struct Sweep {
 /// Decodes `code` (run-time address `base`) from start to end, restarting at
 /// every symbol start inside the code; an undecodable word is skipped.
 pub(crate) fn sweep(code: &[u8], base: u32, symbols: &[Symbol]) -> Sweep {
+    sweep_with_data(code, base, symbols, &[])
+}
+
+/// [`sweep`] that steps over the data ranges `data` (`[start, end)` run-time addresses, even,
+/// sorted, disjoint): they are not decoded, and decoding restarts after each. An instruction
+/// that runs into a data range is a problem (code and data overlap).
+pub(crate) fn sweep_with_data(
+    code: &[u8],
+    base: u32,
+    symbols: &[Symbol],
+    data: &[(u32, u32)],
+) -> Sweep {
     let end = base.wrapping_add(code.len() as u32);
     let sym_starts: BTreeSet<u32> = symbols
         .iter()
@@ -164,10 +176,23 @@ pub(crate) fn sweep(code: &[u8], base: u32, symbols: &[Symbol]) -> Sweep {
         problems: Vec::new(),
         restarts: BTreeSet::new(),
     };
-    out.restarts.insert(base);
     let mut off = 0usize;
+    let mut data = data.iter().copied().peekable();
+    let mut restart = true;
     while off < code.len() {
         let addr = base.wrapping_add(off as u32);
+        // Past the data ranges that end here or before; over the one that starts here.
+        while data.next_if(|&(_, e)| e <= addr).is_some() {}
+        if let Some(&(s, e)) = data.peek()
+            && s <= addr
+        {
+            off = (e.min(end) - base) as usize;
+            restart = true;
+            continue;
+        }
+        if std::mem::take(&mut restart) {
+            out.restarts.insert(addr);
+        }
         if code.len() - off == 1 {
             out.problems.push((
                 addr,
@@ -179,6 +204,17 @@ pub(crate) fn sweep(code: &[u8], base: u32, symbols: &[Symbol]) -> Sweep {
         match decode(code, off, addr) {
             Ok(insn) => {
                 let next_sym = sym_starts.range(addr + 1..insn.end()).next().copied();
+                if let Some(&(s, _)) = data.peek()
+                    && s < insn.end()
+                {
+                    out.problems.push((
+                        addr,
+                        insn.text.clone(),
+                        format!("instruction runs into the data at {s:#x}: code and data overlap"),
+                    ));
+                    off = (s - base) as usize;
+                    continue;
+                }
                 off += insn.len;
                 out.insns.push(insn);
                 if let Some(s) = next_sym {
@@ -237,7 +273,20 @@ fn locate(symbols: &[Symbol], addr: u32) -> Option<String> {
 /// Decoding is a linear sweep from `base` that restarts at each symbol start;
 /// `symbols` also name the function of each finding.
 pub fn verify(code: &[u8], base: u32, cpu: Cpu, symbols: &[Symbol]) -> VerifyReport {
-    let sw = sweep(code, base, symbols);
+    verify_with_data(code, base, cpu, symbols, &[])
+}
+
+/// [`verify`] for code with data among it: the ranges `data` (`[start, end)` run-time
+/// addresses, even, sorted, disjoint; e.g. a driver head's DRVR header) are not decoded, and
+/// a branch into one is a [`Rule::BadBranchTarget`].
+pub fn verify_with_data(
+    code: &[u8],
+    base: u32,
+    cpu: Cpu,
+    symbols: &[Symbol],
+    data: &[(u32, u32)],
+) -> VerifyReport {
+    let sw = sweep_with_data(code, base, symbols, data);
     let end = base.wrapping_add(code.len() as u32);
     let mut findings: Vec<Finding> = Vec::new();
     let mut add = |addr: u32, text: &str, rule: Rule, message: String| {
@@ -685,5 +734,29 @@ mod tests {
         assert_eq!(locate(&syms, 0x1a).as_deref(), Some("a+0xa"));
         assert_eq!(locate(&syms, 0x30).as_deref(), Some("b+0x10"));
         assert_eq!(locate(&syms, 0x4), None);
+    }
+
+    #[test]
+    fn data_ranges_are_not_decoded() {
+        // bra.s +4 ; "DATA" (0x4441 0x5441 would decode as neg.b/chk) ; rts
+        let code = [0x60, 0x04, 0x44, 0x41, 0x54, 0x41, 0x4E, 0x75];
+        let plain = verify(&code, 0, Cpu::M68000, &[]);
+        assert_eq!(plain.instructions, 4, "without the range the data decodes");
+        let r = verify_with_data(&code, 0, Cpu::M68000, &[], &[(2, 6)]);
+        assert!(r.is_clean(), "{r}");
+        assert_eq!(r.instructions, 2);
+        // A branch into the data is flagged.
+        let into = [0x60, 0x02, 0x44, 0x41, 0x54, 0x41, 0x4E, 0x75];
+        let r = verify_with_data(&into, 0, Cpu::M68000, &[], &[(2, 6)]);
+        assert_eq!(r.findings.len(), 1, "{r}");
+        assert_eq!(r.findings[0].rule, Rule::BadBranchTarget);
+        // An instruction that runs into the data is flagged.
+        let over = [0x4E, 0x71, 0x30, 0x3C, 0x00, 0x01, 0x4E, 0x75]; // nop ; move.w #1,%d0
+        let r = verify_with_data(&over, 0, Cpu::M68000, &[], &[(4, 6)]);
+        assert_eq!(
+            r.with_rule(Rule::IllegalEncoding).count(),
+            1,
+            "code and data overlap: {r}"
+        );
     }
 }
