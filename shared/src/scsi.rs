@@ -90,7 +90,10 @@ pub fn read_capacity_16(alloc: u8) -> [u8; 16] {
     c
 }
 
-fn rw10(opcode: u8, flags: u8, lba: u32, blocks: u16) -> [u8; 10] {
+/// A 10-byte READ/WRITE/VERIFY CDB: `opcode`, byte-1 `flags`, LBA, block count. Not inlined:
+/// the driver builds many of these, and every byte of it counts.
+#[inline(never)]
+pub fn rw10(opcode: u8, flags: u8, lba: u32, blocks: u16) -> [u8; 10] {
     let l = lba.to_be_bytes();
     let n = blocks.to_be_bytes();
     [opcode, flags, l[0], l[1], l[2], l[3], 0, n[0], n[1], 0]

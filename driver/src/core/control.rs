@@ -27,7 +27,13 @@ pub(super) fn verify(g: &mut Globals, drive: i16) -> i16 {
     let mut done = 0u32;
     while done < blocks {
         let n = request::next_chunk(blocks - done, 0);
-        if let Err(e) = command(g, &scsi::verify_10(start + done, n as u16), Dir::None, 0, 0) {
+        if let Err(e) = command(
+            g,
+            &scsi::rw10(scsi::op::VERIFY_10, 0, start + done, n as u16),
+            Dir::None,
+            0,
+            0,
+        ) {
             return e;
         }
         done += n;

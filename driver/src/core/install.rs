@@ -217,7 +217,13 @@ pub(super) fn read_map(g: &mut Globals) -> Result<(), i16> {
     let mut block = 1u32;
     let mut entries = 1u32;
     while block <= entries {
-        command(g, &scsi::read_10(block, 1), Dir::In, buf, BLOCK)?;
+        command(
+            g,
+            &scsi::rw10(scsi::op::READ_10, 0, block, 1),
+            Dir::In,
+            buf,
+            BLOCK,
+        )?;
         match partition::examine(&g.buf, g.disk_blocks) {
             MapBlock::End => break,
             MapBlock::Entry { hfs, map_entries } => {

@@ -106,11 +106,12 @@ fn dir(write: bool) -> Dir {
 }
 
 fn transfer_cdb(write: bool, lba: u32, n: u32) -> [u8; 10] {
-    if write {
-        scsi::write_10(lba, n as u16, false)
+    let op = if write {
+        scsi::op::WRITE_10
     } else {
-        scsi::read_10(lba, n as u16)
-    }
+        scsi::op::READ_10
+    };
+    scsi::rw10(op, 0, lba, n as u16)
 }
 
 pub(super) fn finish_transfer(pb_addr: u32, dce_addr: u32, count: u32) {
