@@ -33,6 +33,8 @@ pub mod lowmem {
     pub const DRV_Q_HDR: u32 = 0x308;
     /// `CPUFlag` (byte): 0 = 68000, 1 = 68010, 2 = 68020, 3 = 68030, 4 = 68040.
     pub const CPU_FLAG: u32 = 0x12F;
+    /// `Ticks`: VBL interrupts counted since start-up.
+    pub const TICKS: u32 = 0x16A;
 }
 
 /// Read a big-endian (native) long from guest memory.

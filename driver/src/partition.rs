@@ -3,6 +3,7 @@
 use ferrite_shared::partition_map::{PM_SIGNATURE, PartitionEntry};
 
 use crate::request::Extent;
+use zerocopy::FromBytes;
 
 /// Most drives (HFS partitions) one driver instance serves.
 pub const MAX_DRIVES: usize = 8;
@@ -25,7 +26,8 @@ pub enum MapBlock {
 /// Examine one 512-byte map block. An HFS partition that runs past `disk_blocks` (when
 /// known, non-zero) is cut to the disk, never trusted beyond it.
 pub fn examine(block: &[u8], disk_blocks: u32) -> MapBlock {
-    let Some(e) = PartitionEntry::read(block) else {
+    // A reference into the block, not a copy: an entry is 512 bytes.
+    let Ok((e, _)) = PartitionEntry::ref_from_prefix(block) else {
         return MapBlock::End;
     };
     if e.sig.get() != PM_SIGNATURE {

@@ -32,6 +32,9 @@ pub fn classify(scsi_status: u8, sense: Option<Sense>, _write: bool) -> Recovery
             Some(s) if s.deferred => Recovery::Fail(err::IO_ERR),
             Some(s) => match s.key {
                 sense_key::NO_SENSE | sense_key::RECOVERED_ERROR => Recovery::Done,
+                // 28/00: another medium may be in the drive; the command must not be sent
+                // again to it (the driver reads the new medium first).
+                sense_key::UNIT_ATTENTION if s.asc == 0x28 => Recovery::Fail(err::OFF_LIN_ERR),
                 sense_key::UNIT_ATTENTION | sense_key::ABORTED_COMMAND => Recovery::Retry,
                 sense_key::NOT_READY => match (s.asc, s.ascq) {
                     (0x04, 0x02) => Recovery::StartUnit,
@@ -71,6 +74,11 @@ mod tests {
         assert_eq!(classify(0, None, false), Recovery::Done);
         assert_eq!(classify(8, None, false), Recovery::Retry);
         assert_eq!(classify(2, s(6, 0x29, 0), false), Recovery::Retry);
+        assert_eq!(
+            classify(2, s(6, 0x28, 0), true),
+            Recovery::Fail(err::OFF_LIN_ERR),
+            "medium changed: never retried onto the new medium"
+        );
         assert_eq!(classify(2, s(2, 4, 1), false), Recovery::RetryLater);
         assert_eq!(classify(2, s(2, 4, 2), false), Recovery::StartUnit);
         assert_eq!(

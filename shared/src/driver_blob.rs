@@ -226,23 +226,25 @@ impl Settings {
     /// reading as [`Settings::read`] for the block a driver carries (version 2: the driver
     /// reads its own), without the error detail — every byte counts in the driver.
     pub fn for_driver(blob: &[u8]) -> Settings {
-        let Some(b) = blob.get(SETTINGS_OFFSET..SETTINGS_OFFSET + SETTINGS_LEN) else {
+        let Some(b) = blob.get(..SETTINGS_OFFSET + SETTINGS_LEN) else {
             return Settings::FALLBACK;
         };
         let word = |at: usize| u16::from_be_bytes([b[at], b[at + 1]]);
-        let transfer = TransferMode::from_code(b[TRANSFER_MODE_AT]);
+        let long = |at: usize| u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        let s = SETTINGS_OFFSET;
+        let transfer = TransferMode::from_code(b[s + TRANSFER_MODE_AT]);
         match transfer {
             Some(transfer)
-                if blob[MAGIC_OFFSET..MAGIC_OFFSET + 4] == MAGIC
-                    && b[0..4] == SETTINGS_MAGIC
-                    && word(4) == SETTINGS_VERSION =>
+                if long(MAGIC_OFFSET) == u32::from_be_bytes(MAGIC)
+                    && long(s) == u32::from_be_bytes(SETTINGS_MAGIC)
+                    && word(s + 4) == SETTINGS_VERSION =>
             {
                 Settings {
-                    write_cache: b[11] & FLAG_WRITE_CACHE as u8 != 0,
-                    read_ahead: word(12),
+                    write_cache: b[s + 11] & FLAG_WRITE_CACHE as u8 != 0,
+                    read_ahead: word(s + 12),
                     transfer,
-                    max_blocks_old: word(MAX_BLOCKS_OLD_AT),
-                    idle_flush_ticks: word(IDLE_FLUSH_AT),
+                    max_blocks_old: word(s + MAX_BLOCKS_OLD_AT),
+                    idle_flush_ticks: word(s + IDLE_FLUSH_AT),
                 }
             }
             _ => Settings::FALLBACK,

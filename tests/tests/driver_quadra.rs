@@ -285,8 +285,8 @@ fn requests_in_flight_when_43_arrives_complete_and_nothing_is_lost() {
         // The drive stayed not ready for four tries, 30 ticks apart: accRun (every 30 ticks)
         // registered the xref meanwhile, so the write and the read queued behind — started
         // from IODone at interrupt time — were the first requests on SCSI Manager 4.3.
-        // (The idle flush after the write goes through SCSIExecIO too, on its own parameter
-        // block, whose CDB is always SYNCHRONIZE CACHE: not a transfer.)
+        // (An idle flush after the write, from accRun, goes through SCSIExecIO too, on the
+        // driver's synchronous parameter block: a SYNCHRONIZE CACHE there is not a transfer.)
         let transfers43 = calls
             .iter()
             .filter(|c| match c {

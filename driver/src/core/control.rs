@@ -1,6 +1,6 @@
 //! Control and Status.
 
-use super::install::post_pending_events;
+use super::install::{open_disk, post_pending_events, read_map};
 use super::*;
 
 pub(super) fn flush_cache(g: &mut Globals) -> i16 {
@@ -13,6 +13,40 @@ pub(super) fn flush_cache(g: &mut Globals) -> i16 {
             0
         }
         Err(e) => e,
+    }
+}
+
+/// accRun with the medium ejected or changed: when the drive has one and it reads, serve
+/// its partitions (the drives keep their numbers; one per HFS partition, more added if the
+/// new medium has more, the rest left empty) and post their disk-inserted events. accRun
+/// comes from `SystemTask`, at application level: the drive may be waited for here.
+pub(super) fn reread(g: &mut Globals) {
+    g.may_wait = 1;
+    g.nseen = 0;
+    let r = open_disk(g).and_then(|()| read_map(g));
+    g.may_wait = 0;
+    if r.is_ok() {
+        g.medium_changed = 0;
+        for i in g.nseen as usize..g.ndrives as usize {
+            let d = &mut g.drives[i];
+            d.qel.disk_in_place = 0;
+            d.extent.blocks = 0;
+        }
+    }
+}
+
+/// accRun: writes went into the drive's cache and have been idle for the settings' time
+/// (`idle_ticks`): flush it. accRun comes from `SystemTask`, at application level, every
+/// 30 ticks while the driver asks for time (`mark_dirty` asks), so nothing here runs at
+/// interrupt time and the flush comes 0.5–1 s after the last write with the default
+/// half-second; with a request in flight, at a later accRun. A flush that fails waits
+/// another idle time (a medium error in it is a lost write: `note_sense`).
+fn idle_flush(g: &mut Globals) {
+    let now = mac::peek32(mac::lowmem::TICKS);
+    if g.dirty != 0 && g.active_pb == 0 && now.wrapping_sub(g.last_write) >= g.idle_ticks as u32 {
+        if flush_cache(g) != 0 {
+            g.last_write = now;
+        }
     }
 }
 
@@ -64,6 +98,12 @@ pub(super) fn control(pb_addr: u32, dce_addr: u32) -> i16 {
                 if let Err(e) = command(g, &scsi::start_stop_unit(false, true), Dir::None, 0, 0) {
                     return e;
                 }
+                // Out: no disk in place until accRun reads a new medium.
+                for i in 0..g.ndrives as usize {
+                    g.drives[i].qel.disk_in_place = 0;
+                }
+                g.medium_changed = 1;
+                need_time(g);
             }
             r
         }
@@ -90,6 +130,10 @@ pub(super) fn control(pb_addr: u32, dce_addr: u32) -> i16 {
             }
         }
         65 => {
+            if g.medium_changed != 0 {
+                reread(g);
+            }
+            idle_flush(g);
             post_pending_events(g);
             super::switch::acc_run(g);
             0

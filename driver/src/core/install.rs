@@ -69,7 +69,9 @@ fn bring_up(g: &mut Globals, kind: u32, d5: u32, settings: &Settings) -> Result<
     // The ROM installs boot drivers with interrupts enabled: the one place the driver may
     // wait for a drive that is spinning up.
     g.may_wait = 1;
-    let opened = open_disk(g, settings).and_then(|()| read_map(g));
+    g.want_cache = settings.write_cache as u8;
+    g.idle_ticks = settings.idle_flush_ticks;
+    let opened = open_disk(g).and_then(|()| read_map(g));
     g.may_wait = 0;
     opened?;
     if g.use43 != 0 && kind == 1 {
@@ -115,7 +117,10 @@ pub(super) fn choose_unit(bus: u8, target: u8) -> Option<u16> {
     (48..count).find(|&u| free(u))
 }
 
-pub(super) fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16> {
+pub(super) fn open_disk(g: &mut Globals) -> Result<(), i16> {
+    // The first TEST UNIT READY may meet a UNIT ATTENTION that fails it (28/00, a medium
+    // inserted since power-on or since the last reading): the second is the one that counts.
+    let _ = command(g, &scsi::test_unit_ready(), Dir::None, 0, 0);
     command(g, &scsi::test_unit_ready(), Dir::None, 0, 0)?;
     let buf = g.buf.as_mut_ptr() as u32;
     g.short_ok = 1;
@@ -166,11 +171,11 @@ pub(super) fn open_disk(g: &mut Globals, settings: &Settings) -> Result<(), i16>
     g.short_ok = 0;
     if sensed.is_ok() {
         g.write_protected = (g.page[2] & 0x80 != 0) as u8;
-        if settings.write_cache {
+        if g.want_cache != 0 {
             enable_write_cache(g);
         }
     }
-    g.idle_ticks = settings.idle_flush_ticks;
+
     Ok(())
 }
 
@@ -251,30 +256,42 @@ pub(super) fn drive_number_taken(n: u16) -> bool {
     false
 }
 
+/// The map reading found an HFS partition: the next drive serves it. At install that is a
+/// new drive; reading a new medium, the drives already in the drive queue are used again
+/// (their numbers and queue links kept), and only partitions beyond them add drives.
 pub(super) fn add_drive(g: &mut Globals, extent: Extent, partition: u8) {
-    let i = g.ndrives as usize;
+    let i = g.nseen as usize;
     if i >= MAX_DRIVES {
         return;
     }
-    let mut number = FIRST_DRIVE;
-    while drive_number_taken(number) {
-        number += 1;
+    g.nseen += 1;
+    let new = i >= g.ndrives as usize;
+    let mut number = g.drives[i].number;
+    if new {
+        number = FIRST_DRIVE;
+        while drive_number_taken(number) {
+            number += 1;
+        }
     }
     let d = &mut g.drives[i];
-    d.qel = DrvQElWithFlags::new_zeroed();
+    if new {
+        d.qel = DrvQElWithFlags::new_zeroed();
+        d.qel.q_type.set(1);
+    }
     d.qel.disk_in_place = if g.removable != 0 { 2 } else { 8 };
     d.qel.installed = 1;
     d.qel.write_prot = if g.write_protected != 0 { 0x80 } else { 0 };
-    d.qel.q_type.set(1);
     d.qel.dq_drv_sz.set(extent.blocks as u16);
     d.qel.dq_drv_sz2.set((extent.blocks >> 16) as u16);
     d.extent = extent;
     d.number = number;
     d.event_pending = 1;
     d.partition = partition;
-    let element = core::ptr::addr_of!(d.qel.q_link) as u32;
-    g.ndrives += 1;
-    mac::add_drive(element, number, g.ref_num);
+    if new {
+        let element = core::ptr::addr_of!(d.qel.q_link) as u32;
+        g.ndrives += 1;
+        mac::add_drive(element, number, g.ref_num);
+    }
 }
 
 pub(super) fn register_xref(g: &mut Globals, device: u32) -> Result<(), i16> {
@@ -307,7 +324,7 @@ pub(super) fn post_pending_events(g: &mut Globals) {
             }
         }
     }
-    if left == 0 {
+    if left == 0 && g.medium_changed == 0 && g.dirty == 0 {
         // SAFETY: our DCE.
         let dce = unsafe { mac::dce(g.dce) };
         dce.d_ctl_flags

@@ -152,25 +152,19 @@ pub struct Globals {
     pub ident43: [u8; 4],
     /// Ticks of write idleness before the idle flush (0 = never; settings block).
     pub idle_ticks: u16,
+    /// `Ticks` at the last write into the drive's cache.
+    pub last_write: u32,
     /// Writes went into the drive's cache since the last flush.
     pub dirty: u8,
-    /// The idle flush is in flight (SCSI Manager 4.3).
-    pub flushing: u8,
-    /// The VBL task is armed for a retry of the active request (not for the idle flush).
-    pub waiting: u8,
-    /// Keeps what follows at even offsets (asserted below): the record and the SCSI Manager's
-    /// structures are byte-aligned types, and LLVM merges their bytes into word and long
-    /// moves only where it can see the address is even (odd offsets here cost the driver
-    /// over 300 bytes).
-    pub _even: u8,
+    /// The medium was ejected, or the drive said it may have changed (UNIT ATTENTION 28/00
+    /// after install): no I/O until accRun has read the new one ([`control::reread`]).
+    pub medium_changed: u8,
+    /// Drives found by the map reading in progress (install, or a new medium).
+    pub nseen: u8,
+    /// The settings ask for the drive's write cache (kept for a new medium).
+    pub want_cache: u8,
     /// Writes the drive acknowledged and then lost at write-back ([`note_sense`]).
     pub lost: LostWrites,
-    /// The idle flush's parameter block and sense buffer (SCSI Manager 4.3: an asynchronous
-    /// SYNCHRONIZE CACHE the SIM queues beside the request in flight; see
-    /// [`prime::idle_flush`]). Kept apart from the other two on purpose: three blocks at
-    /// one stride let LLVM pick a slot by multiplying (a `__mulsi3` call on the 68000).
-    pub fpb: ScsiExecIoPb,
-    pub fsense: [u8; 32],
 }
 
 /// The sticky record of writes the drive took into its cache, ended GOOD, and then failed to
@@ -184,6 +178,14 @@ pub type LostWrites = [u8; 10];
 /// Status `csCode` answering [`LostWrites`] in `csParam`; Ferrite's own.
 pub const LOST_WRITES_STATUS: i16 = 0x4645; // 'FE'
 
+/// Ask the Device Manager for accRun calls.
+pub(super) fn need_time(g: &mut Globals) {
+    // SAFETY: our DCE.
+    let dce = unsafe { mac::dce(g.dce) };
+    dce.d_ctl_flags
+        .set(dce.d_ctl_flags.get() | drvr_flags::D_NEED_TIME);
+}
+
 /// Keep a lost write from the fixed-format sense data `raw` (at least 14 bytes, parsed
 /// already) of a command (`opcode`): a deferred error (response code 71h), or MEDIUM ERROR
 /// (3) or HARDWARE ERROR (4) to SYNCHRONIZE CACHE. Bytes only: the record is kept as the
@@ -192,6 +194,11 @@ pub const LOST_WRITES_STATUS: i16 = 0x4645; // 'FE'
 pub(super) fn note_sense(g: &mut Globals, opcode: u8, raw: &[u8]) {
     let key = raw[2] & 0x0F;
     let deferred = raw[0] & 0x7F == 0x71;
+    // UNIT ATTENTION 28/00 after install: another medium may be in the drive.
+    if key == 6 && raw[12] == 0x28 && g.may_wait == 0 {
+        g.medium_changed = 1;
+        need_time(g);
+    }
     if deferred || opcode == scsi::op::SYNCHRONIZE_CACHE_10 && (3..=4).contains(&key) {
         let l = &mut g.lost;
         // The count's low byte, saturating at 255 (the high byte stays 0).
@@ -273,7 +280,7 @@ pub extern "C" fn ferrite_scsi_complete(pb: u32, result: *mut i32) -> u32 {
     let dce = unsafe { mac::view::<ScsiExecIoPb>(pb) }
         .scsi_driver_storage
         .get();
-    match complete(dce, pb) {
+    match complete(dce) {
         Some(r) => {
             // SAFETY: the glue passes a pointer to its stack slot.
             unsafe { *result = r as i32 };
@@ -282,16 +289,17 @@ pub extern "C" fn ferrite_scsi_complete(pb: u32, result: *mut i32) -> u32 {
         None => 0,
     }
 }
-// Byte-aligned structures the driver moves often sit at even offsets (see `Globals::_even`).
+// Byte-aligned structures the driver moves often sit at even offsets: the SCSI Manager's
+// structures and the lost-writes record are byte-aligned types, and LLVM merges their bytes
+// into word and long moves only where it can see the address is even (odd offsets once cost
+// the driver over 300 bytes).
 const _: () = {
     use core::mem::offset_of;
     assert!(offset_of!(Globals, pb) % 2 == 0);
     assert!(offset_of!(Globals, spb) % 2 == 0);
-    assert!(offset_of!(Globals, fpb) % 2 == 0);
     assert!(offset_of!(Globals, lost) % 2 == 0);
     assert!(offset_of!(Globals, sense) % 2 == 0);
     assert!(offset_of!(Globals, ssense) % 2 == 0);
-    assert!(offset_of!(Globals, fsense) % 2 == 0);
     assert!(offset_of!(Globals, tib) % 2 == 0);
     assert!(offset_of!(Globals, buf) % 2 == 0);
 };

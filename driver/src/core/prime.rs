@@ -10,9 +10,8 @@
 //!   run at interrupt level.
 //! * **Immediate**: synchronous on the synchronous slot; it cannot be deferred, so what
 //!   cannot be done now fails with `ioErr`.
-//! * **Idle flush**: once writes went into the drive's cache, the VBL task flushes it when
-//!   they have been idle for the settings' time ([`idle_flush`]): asynchronously on its own
-//!   slot under SCSI Manager 4.3, synchronously (a short command, no waiting) on the original.
+//! * **Idle flush**: once writes went into the drive's cache ([`mark_dirty`]), accRun flushes
+//!   it when they have been idle for the settings' time (`control::idle_flush`).
 
 use super::command::{Step, command_step};
 use super::scsi_old::chunk_cap;
@@ -30,6 +29,9 @@ pub(super) fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
     let Some(i) = find_drive(g, pb.io_vref_num.get()) else {
         return err::NS_DRV_ERR;
     };
+    if g.medium_changed != 0 {
+        return err::OFF_LIN_ERR;
+    }
     let write = pb.io_trap.get() & 0xFF == 3;
     let immediate = pb.io_trap.get() & 0x0200 != 0;
     let pos = if pb.io_pos_mode.get() & 0x0100 != 0 {
@@ -140,7 +142,7 @@ fn continue_sync(g: &mut Globals, dce_addr: u32) -> Option<i16> {
             Step::Later => {
                 if g.vbl_installed != 0 && g.not_ready_waits < MAX_NOT_READY_WAITS {
                     g.not_ready_waits += 1;
-                    arm_retry(g, NOT_READY_WAIT_TICKS);
+                    g.vbl.vbl_count.set(NOT_READY_WAIT_TICKS as i16);
                     return None;
                 }
                 return finish_active(g, dce_addr, err::IO_ERR);
@@ -167,13 +169,9 @@ pub(super) fn issue_async(g: &mut Globals) -> i16 {
     if r < 0 { map_transport(r) } else { 0 }
 }
 
-/// The async command of `pb` ended. `Some(result)` finishes the Device Manager request.
-pub(super) fn complete(dce_addr: u32, pb: u32) -> Option<i16> {
+/// The async command ended. `Some(result)` finishes the Device Manager request.
+pub(super) fn complete(dce_addr: u32) -> Option<i16> {
     let g = globals(dce_addr);
-    if pb == pb_address(g, Slot::Flush) {
-        flush_done(g);
-        return None;
-    }
     if g.active_pb == 0 {
         return None;
     }
@@ -204,7 +202,7 @@ pub(super) fn complete(dce_addr: u32, pb: u32) -> Option<i16> {
                 // Wait at interrupt time without spinning: the VBL task sends the command
                 // again in NOT_READY_WAIT_TICKS ticks.
                 g.not_ready_waits += 1;
-                arm_retry(g, NOT_READY_WAIT_TICKS);
+                g.vbl.vbl_count.set(NOT_READY_WAIT_TICKS as i16);
                 return None;
             }
             Recovery::Retry | Recovery::RetryLater if g.retries < MAX_RETRIES => {
@@ -225,40 +223,27 @@ pub(super) fn complete(dce_addr: u32, pb: u32) -> Option<i16> {
     finish_active(g, dce_addr, result)
 }
 
-/// Arm the VBL task to retry the active request in `ticks`.
-fn arm_retry(g: &mut Globals, ticks: u32) {
-    g.waiting = 1;
-    g.vbl.vbl_count.set(ticks as i16);
-}
-
-/// Writes went into the drive's cache: (re)start the idle-flush countdown, unless the VBL
-/// task is armed for a retry (the request's end starts it then: [`finish_active`]).
+/// Writes went into the drive's cache: note when, and ask for accRun, which flushes the
+/// cache once they have been idle for the settings' time (`control::idle_flush`).
 #[inline(never)]
 pub(super) fn mark_dirty(g: &mut Globals) {
     if g.write_cache_on != 0 && g.idle_ticks != 0 {
         g.dirty = 1;
-        if g.waiting == 0 {
-            g.vbl.vbl_count.set(g.idle_ticks as i16);
-        }
+        g.last_write = mac::peek32(mac::lowmem::TICKS);
+        need_time(g);
     }
 }
 
-/// The VBL task's turn: try the waiting command again, or flush the drive's cache after
-/// idle writes. `Some(result)` finishes the Device Manager request. While a synchronous
-/// command of ours is running (the VBL interrupted it), wait one more tick instead of
-/// sharing its buffers.
+/// The VBL task's turn: try the waiting command again. `Some(result)` finishes the Device
+/// Manager request. While a synchronous command of ours is running (the VBL interrupted it),
+/// wait one more tick instead of sharing its buffers.
 pub(super) fn vbl_retry(dce_addr: u32) -> Option<i16> {
     let g = globals(dce_addr);
+    if g.active_pb == 0 {
+        return None;
+    }
     if g.in_command != 0 {
         g.vbl.vbl_count.set(1);
-        return None;
-    }
-    if g.waiting == 0 {
-        idle_flush(g);
-        return None;
-    }
-    g.waiting = 0;
-    if g.active_pb == 0 {
         return None;
     }
     if g.use43 != 0 {
@@ -276,15 +261,11 @@ pub(super) fn vbl_retry(dce_addr: u32) -> Option<i16> {
 pub(super) fn finish_active(g: &mut Globals, dce_addr: u32, result: i16) -> Option<i16> {
     let pb = g.active_pb;
     g.active_pb = 0;
-    g.waiting = 0;
     if result == 0 {
         finish_transfer(pb, dce_addr, g.active_total);
         if g.active_write != 0 {
-            g.dirty = 1;
+            mark_dirty(g);
         }
-    }
-    if g.dirty != 0 {
-        mark_dirty(g);
     }
     if g.in_prime != 0 {
         g.early_done = 1;
@@ -292,45 +273,4 @@ pub(super) fn finish_active(g: &mut Globals, dce_addr: u32, result: i16) -> Opti
         return None;
     }
     Some(result)
-}
-
-/// The VBL task found writes idle for `g.idle_ticks`: flush the drive's cache. With a
-/// request in flight, later. Under SCSI Manager 4.3 the SYNCHRONIZE CACHE goes out
-/// asynchronously on its own slot (the SIM queues it beside the request in flight; nothing
-/// here waits); on the original SCSI Manager it runs now, at interrupt level, like every
-/// command there — and a bus someone else holds means later.
-#[inline(never)]
-pub(super) fn idle_flush(g: &mut Globals) {
-    if g.dirty == 0 || g.flushing != 0 {
-        return;
-    }
-    if g.active_pb != 0 {
-        g.vbl.vbl_count.set(g.idle_ticks as i16);
-        return;
-    }
-    g.dirty = 0;
-    let cdb = scsi::synchronize_cache_10();
-    if g.use43 != 0 {
-        fill_pb43(g, Slot::Flush, &cdb, Dir::None, 0, 0);
-        g.flushing = 1;
-        // The completion may run before SCSIAction returns: nothing is touched after it.
-        if mac::scsi_action(pb_address(g, Slot::Flush)) < 0 {
-            g.flushing = 0;
-            mark_dirty(g);
-        }
-    } else if command_step(g, &cdb, Dir::None, 0, 0) == Step::Later {
-        mark_dirty(g);
-    }
-}
-
-/// The idle flush ended. A medium error is a write the drive lost (kept by `note_sense`);
-/// whatever failed, the next idle flush tries again (a drive drops a block it could not
-/// write, so after a medium error that one succeeds).
-#[inline(never)]
-fn flush_done(g: &mut Globals) {
-    g.flushing = 0;
-    let result = g.fpb.scsi_result.get();
-    if outcome43(g, Slot::Flush, result, false) != Recovery::Done {
-        mark_dirty(g);
-    }
 }

@@ -13,8 +13,6 @@ use super::*;
 pub(super) enum Slot {
     Async,
     Sync,
-    /// The idle flush, asynchronous beside the request in flight.
-    Flush,
 }
 
 /// Bytes of sense data asked for (fixed format).
@@ -29,7 +27,6 @@ fn parts(g: &mut Globals, slot: Slot) -> (&mut ScsiExecIoPb, &mut [u8; 32]) {
     match slot {
         Slot::Async => (&mut g.pb, &mut g.sense),
         Slot::Sync => (&mut g.spb, &mut g.ssense),
-        Slot::Flush => (&mut g.fpb, &mut g.fsense),
     }
 }
 
@@ -38,7 +35,6 @@ pub(super) fn pb_address(g: &Globals, slot: Slot) -> u32 {
     match slot {
         Slot::Async => core::ptr::addr_of!(g.pb) as u32,
         Slot::Sync => core::ptr::addr_of!(g.spb) as u32,
-        Slot::Flush => core::ptr::addr_of!(g.fpb) as u32,
     }
 }
 
@@ -47,8 +43,8 @@ pub(super) fn pb_address(g: &Globals, slot: Slot) -> u32 {
 /// completion routine.
 pub(super) fn fill_pb43(g: &mut Globals, slot: Slot, cdb: &[u8], dir: Dir, data: u32, len: u32) {
     let completion = match slot {
+        Slot::Async => mac::completion_address(),
         Slot::Sync => 0,
-        _ => mac::completion_address(),
     };
     let (bus, target, lun, dce) = (g.bus, g.target, g.lun, g.dce);
     let (p, sense) = parts(g, slot);

@@ -39,10 +39,7 @@ const NEVER: u8 = 2;
 /// After install: keep asking for accRun while 4.3 may still arrive.
 pub(super) fn watch(g: &mut Globals) {
     if g.use43 == 0 {
-        // SAFETY: our DCE.
-        let dce = unsafe { mac::dce(g.dce) };
-        dce.d_ctl_flags
-            .set(dce.d_ctl_flags.get() | drvr_flags::D_NEED_TIME);
+        need_time(g);
     }
 }
 

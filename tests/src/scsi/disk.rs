@@ -548,6 +548,35 @@ impl DiskTarget {
         true
     }
 
+    /// The user takes the medium out (if it is in and removal is not prevented) and puts
+    /// another one in, holding `image` (whole blocks; the capacity follows it): the drive's
+    /// cache is written back to the old medium first, injected medium errors belong to the
+    /// old medium and go with it, and the drive reports UNIT ATTENTION 28/00 ("medium may
+    /// have changed") to the next command. False (nothing changes) while removal is
+    /// prevented. Panics on a fixed disk.
+    pub fn replace_medium(&mut self, image: &[u8]) -> io::Result<bool> {
+        assert!(self.cfg.removable, "replace_medium on a non-removable disk");
+        if self.medium_present && !self.remove_medium() {
+            return Ok(false);
+        }
+        if !image.len().is_multiple_of(self.bs()) {
+            return Err(invalid(format!(
+                "{} bytes is not whole blocks",
+                image.len()
+            )));
+        }
+        let mut store = Store::memory(image.len() as u64);
+        store.write_at(0, image, image.len() as u64)?;
+        self.store = store;
+        self.blocks = (image.len() / self.bs()) as u64;
+        self.cache.clear();
+        self.clear_medium_errors();
+        self.reassigned.clear();
+        self.head = Head::default();
+        self.insert_medium();
+        Ok(true)
+    }
+
     /// Turn write protection on or off (the write-protect tab).
     pub fn set_write_protected(&mut self, on: bool) {
         self.write_protected = on || !self.store.writable();
