@@ -99,18 +99,33 @@ pub fn disk_with_volumes(blob: Vec<u8>, n: usize, blocks: u32) -> TestDisk {
     disk
 }
 
-/// A booted machine with the Ferrite driver on a disk at [`ID`].
+/// A booted machine with the Ferrite driver on a disk at [`ID`] (or on several disks, one
+/// driver each: [`boot_targets_with`]; [`Rig::select`] picks the one the calls go to).
 pub struct Rig {
     pub m: Machine,
     pub report: BootReport,
     pub cpu: CpuModel,
     pub rom: RomGeneration,
+    /// The selected disk's SCSI ID, layout, driver and drives.
+    pub id: u8,
     pub layout: TestDiskLayout,
     pub ref_num: i16,
     /// The driver's drives, in drive-queue order (= partition order).
     pub drives: Vec<Drive>,
+    /// Every disk booted, in the order given to [`boot_targets_with`].
+    pub units: Vec<Unit>,
     completion: u32,
     kill_completion: u32,
+}
+
+/// One disk of a [`Rig`] and the driver that serves it.
+#[derive(Debug, Clone)]
+pub struct Unit {
+    pub id: u8,
+    pub layout: TestDiskLayout,
+    pub ref_num: i16,
+    /// The drives whose `dQRefNum` is this driver's, in drive-queue order.
+    pub drives: Vec<Drive>,
 }
 
 pub fn new_machine(cpu: CpuModel, rom: RomGeneration) -> Machine {
@@ -177,33 +192,64 @@ pub fn boot_disk_with(m: Machine, cfg: &BootConfig, disk: &TestDisk, dcfg: DiskC
 
 /// Boot a prepared target on machine `m` with an explicit boot configuration.
 pub fn boot_target_with(
-    mut m: Machine,
+    m: Machine,
     cfg: &BootConfig,
     target: DiskTarget,
     layout: TestDiskLayout,
 ) -> Rig {
+    boot_targets_with(m, cfg, vec![(ID, target, layout)])
+}
+
+/// Boot prepared targets at the given SCSI IDs on machine `m`: each must get a driver. The
+/// rig starts with the first one selected.
+pub fn boot_targets_with(
+    mut m: Machine,
+    cfg: &BootConfig,
+    targets: Vec<(u8, DiskTarget, TestDiskLayout)>,
+) -> Rig {
     let cpu = m.model();
     let rom = cfg.rom;
-    scsi_manager::bus(&mut m).attach(ID, Box::new(target));
+    let mut ids = Vec::new();
+    for (id, target, layout) in targets {
+        scsi_manager::bus(&mut m).attach(id, Box::new(target));
+        ids.push((id, layout));
+    }
     let report = boot(&mut m, cfg).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
-    let ref_num = report
-        .drivers()
-        .find_map(|d| d.ref_num)
-        .unwrap_or_else(|| panic!("{cpu} {rom:?}: no driver installed\n{report}"));
-    let drives: Vec<Drive> = report
-        .drives
-        .iter()
-        .filter(|d| d.ref_num == ref_num)
-        .cloned()
+    let units: Vec<Unit> = ids
+        .into_iter()
+        .map(|(id, layout)| {
+            let ref_num = report
+                .drivers()
+                .find(|d| d.id == id)
+                .and_then(|d| d.ref_num)
+                .unwrap_or_else(|| {
+                    panic!("{cpu} {rom:?}: no driver installed for ID {id}\n{report}")
+                });
+            let drives = report
+                .drives
+                .iter()
+                .filter(|d| d.ref_num == ref_num)
+                .cloned()
+                .collect();
+            Unit {
+                id,
+                layout,
+                ref_num,
+                drives,
+            }
+        })
         .collect();
+    let first = units[0].clone();
     let mut rig = Rig {
         m,
         report,
         cpu,
         rom,
-        layout,
-        ref_num,
-        drives,
+        id: first.id,
+        layout: first.layout,
+        ref_num: first.ref_num,
+        drives: first.drives,
+        units,
         completion: 0,
         kill_completion: 0,
     };
@@ -236,7 +282,20 @@ kill_completion:
 
 impl Rig {
     pub fn what(&self) -> String {
-        format!("{} {:?}", self.cpu, self.rom)
+        if self.units.len() > 1 {
+            format!("{} {:?} ID {}", self.cpu, self.rom, self.id)
+        } else {
+            format!("{} {:?}", self.cpu, self.rom)
+        }
+    }
+
+    /// Direct the rig's calls (and [`Rig::disk`]) to disk `k` of [`Rig::units`].
+    pub fn select(&mut self, k: usize) {
+        let u = self.units[k].clone();
+        self.id = u.id;
+        self.layout = u.layout;
+        self.ref_num = u.ref_num;
+        self.drives = u.drives;
     }
 
     fn load_completions(&mut self) {
@@ -294,7 +353,7 @@ impl Rig {
 
     pub fn disk(&mut self) -> &mut DiskTarget {
         scsi_manager::bus(&mut self.m)
-            .target_as_mut::<DiskTarget>(ID)
+            .target_as_mut::<DiskTarget>(self.id)
             .expect("the disk")
     }
 
