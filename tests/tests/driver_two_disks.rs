@@ -604,10 +604,10 @@ fn each_driver_flushes_its_own_disk_after_its_idle_window() {
             );
             (r.lba(0, 700 * 512), data)
         };
+        // Time passes in the Finder's event loop: the idle flush comes from accRun.
         let tick = |r: &mut Rig, n: u32| {
             let w = r.what();
-            r.m.wait_ticks(n, "idle time")
-                .unwrap_or_else(|e| panic!("{w}: {e}"));
+            r.m.run_event_loop(n).unwrap_or_else(|e| panic!("{w}: {e}"));
         };
         let w0 = format!("{cpu} {rom:?} ID {}", r.units[0].id);
         let w1 = format!("{cpu} {rom:?} ID {}", r.units[1].id);
