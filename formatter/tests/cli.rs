@@ -1058,6 +1058,36 @@ fn write_cache_setting_is_written_into_the_driver() {
 }
 
 #[test]
+fn idle_flush_is_written_and_shown() {
+    let s = Scratch::new("idleflush");
+    let init = |extra: &[&str]| {
+        let mut args = vec!["init", "d.hda", "--size", "8M", "--no-setup-app", "--force"];
+        args.extend_from_slice(extra);
+        ok(&s, &args)
+    };
+    let on_disk = || Settings::read(&driver_on_disk(&s.path("d.hda"))).unwrap();
+    // The built-in driver carries half a second.
+    init(&[]);
+    assert_eq!(on_disk().idle_flush_ticks, 30);
+    let info = ok(&s, &["info", "d.hda"]);
+    assert!(info.contains("cache flushed after 30 ticks"), "{info}");
+    init(&["--idle-flush", "120"]);
+    assert_eq!(on_disk().idle_flush_ticks, 120);
+    init(&["--idle-flush", "0"]);
+    assert_eq!(on_disk().idle_flush_ticks, 0);
+    let info = ok(&s, &["info", "d.hda"]);
+    assert!(info.contains("no idle flush"), "{info}");
+    // Updating the driver gives the new driver's idle flush unless the option says otherwise.
+    ok(&s, &["install-driver", "d.hda"]);
+    assert_eq!(on_disk().idle_flush_ticks, 30);
+    ok(&s, &["install-driver", "d.hda", "--idle-flush", "45"]);
+    assert_eq!(on_disk().idle_flush_ticks, 45);
+    // Write-through: nothing to flush, nothing said about it.
+    init(&["--write-cache", "off"]);
+    assert!(!ok(&s, &["info", "d.hda"]).contains("flush"));
+}
+
+#[test]
 fn transfer_settings_are_written_shown_and_kept() {
     use ferrite_shared::driver_blob::TransferMode;
     let s = Scratch::new("transfer");

@@ -63,6 +63,10 @@ struct DriverSettings {
     /// Most blocks per SCSI command on the original SCSI Manager, 0 = no cap [a new driver: 128].
     #[arg(long, value_name = "N")]
     max_blocks: Option<u16>,
+    /// Ticks (1/60 s) of write idleness after which the driver flushes the drive's write
+    /// cache, 0 = never (only at shutdown and eject) [a new driver: 30, half a second].
+    #[arg(long, value_name = "TICKS")]
+    idle_flush: Option<u16>,
 }
 
 impl DriverSettings {
@@ -71,6 +75,7 @@ impl DriverSettings {
             write_cache: self.write_cache.map(|w| w == OnOff::On),
             transfer: self.transfer_mode.map(Transfer::mode),
             max_blocks: self.max_blocks,
+            idle_flush: self.idle_flush,
         }
     }
 }

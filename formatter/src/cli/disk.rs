@@ -41,6 +41,9 @@ pub struct DriverOptions {
     pub transfer: Option<TransferMode>,
     /// `--max-blocks N`: most blocks per command on the original SCSI Manager (0 = no cap).
     pub max_blocks: Option<u16>,
+    /// `--idle-flush TICKS`: ticks of write idleness before the driver flushes the drive's
+    /// cache (0 = never).
+    pub idle_flush: Option<u16>,
 }
 
 impl DriverOptions {
@@ -57,8 +60,9 @@ pub fn apply_settings(blob: &mut [u8], o: &DriverOptions) -> Result<()> {
     }
     let mut s = Settings::read(blob).map_err(|e| {
         anyhow!(
-            "--write-cache, --transfer-mode and --max-blocks need a Ferrite driver, and this \
-             driver's settings block cannot be read ({e}); leave the options out"
+            "--write-cache, --transfer-mode, --max-blocks and --idle-flush need a Ferrite \
+             driver, and this driver's settings block cannot be read ({e}); leave the options \
+             out"
         )
     })?;
     if let Some(on) = o.write_cache {
@@ -70,8 +74,11 @@ pub fn apply_settings(blob: &mut [u8], o: &DriverOptions) -> Result<()> {
     if let Some(n) = o.max_blocks {
         s.max_blocks_old = n;
     }
+    if let Some(t) = o.idle_flush {
+        s.idle_flush_ticks = t;
+    }
     s.write(blob).map_err(|e| {
-        anyhow!("cannot write the driver settings: {e}; use a newer driver or leave --transfer-mode and --max-blocks out")
+        anyhow!("cannot write the driver settings: {e}; use a newer driver or leave --transfer-mode, --max-blocks and --idle-flush out")
     })
 }
 
@@ -89,6 +96,17 @@ pub fn describe_settings(s: &Settings) -> String {
             "at most {} blocks per command (original SCSI Manager)",
             s.max_blocks_old
         ));
+    }
+    if s.write_cache {
+        if s.idle_flush_ticks == 0 {
+            out.push_str(", no idle flush (the cache is flushed at shutdown and eject only)");
+        } else {
+            out.push_str(&format!(
+                ", cache flushed after {} ticks ({:.2} s) without writes",
+                s.idle_flush_ticks,
+                f64::from(s.idle_flush_ticks) / 60.15
+            ));
+        }
     }
     if s.read_ahead != 0 {
         out.push_str(&format!(", read-ahead {} blocks", s.read_ahead));

@@ -85,11 +85,14 @@ pub fn install_driver(path: &Path, options: &DriverOptions, driver: Option<&Path
                     new.transfer = s.transfer;
                     new.max_blocks_old = s.max_blocks_old;
                 }
+                // The idle flush is the new driver's: drivers made before it existed hold 0
+                // there, which would turn it off (`--idle-flush` sets it).
                 // Into an older driver (`--driver FILE`) only what it has room for.
                 if new.write(&mut blob).is_err() {
                     let mut old_kind = new;
                     old_kind.transfer = TransferMode::Auto;
                     old_kind.max_blocks_old = 0;
+                    old_kind.idle_flush_ticks = 0;
                     old_kind.write(&mut blob).map_err(|e| anyhow!("{e}"))?;
                 }
             }
