@@ -54,6 +54,17 @@ enum Cmd {
     /// to confirm the Ferrite driver is in the unit table and its volume in the drive queue.
     /// Without the variable it says it was skipped.
     QemuCheck,
+    /// The long soak of the driver (tests/tests/driver_soak.rs): random reads and writes —
+    /// synchronous, asynchronous, immediate, with KillIO —, faults and power losses, checked
+    /// against a shadow of what the driver acknowledged, on every ROM model and CPU.
+    Soak {
+        /// The seed (default: the suite's default seed); a failure prints it.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Operations per machine.
+        #[arg(long, default_value_t = 100_000)]
+        ops: u64,
+    },
     /// Install the prerequisites only.
     Setup,
 }
@@ -131,6 +142,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Cmd::Test => test(&root)?,
         Cmd::QemuCheck => qemu_check(&root)?,
+        Cmd::Soak { seed, ops } => {
+            prereq::ensure_all()?;
+            let opts = Options::standard(&root);
+            build_all(&opts)?;
+            soak(&root, &opts.out_dir, seed, ops)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -516,6 +533,39 @@ const DRIVER_SEEDS: u64 = 20;
 
 /// Run every driver suite (`tests/tests/driver_*.rs`, the boot suite) under
 /// `FERRITE_SEED` = 1..=DRIVER_SEEDS; a failure names the seed and how to reproduce it.
+/// `cargo xtask soak`: the soak suite with many operations, its report printed.
+fn soak(root: &Path, m68k_dir: &Path, seed: Option<u64>, ops: u64) -> Result<()> {
+    let started = std::time::Instant::now();
+    let mut cmd = cargo_stable(root);
+    cmd.args([
+        "test",
+        "--quiet",
+        "-p",
+        "ferrite-emu",
+        "--test",
+        "driver_soak",
+    ])
+    .args(["--", "--include-ignored", "--nocapture"])
+    .env("FERRITE_M68K_DIR", m68k_dir)
+    .env("FERRITE_SOAK_OPS", ops.to_string());
+    if let Some(s) = seed {
+        cmd.env("FERRITE_SEED", s.to_string());
+    }
+    let status = cmd.status().context("could not run cargo test")?;
+    if !status.success() {
+        bail!(
+            "the soak failed{}; its message names the machine and operation",
+            seed.map(|s| format!(" under --seed {s}"))
+                .unwrap_or_default()
+        );
+    }
+    println!(
+        "xtask soak: {ops} operations on each of 5 machines passed in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 fn driver_suites_under_seeds(root: &Path, m68k_dir: &Path) -> Result<()> {
     let mut suites: Vec<String> = std::fs::read_dir(root.join("tests/tests"))?
         .filter_map(|e| e.ok())
