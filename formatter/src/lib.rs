@@ -12,10 +12,12 @@ extern crate std;
 pub mod apm;
 pub mod appledouble;
 pub mod device;
+pub mod diskcopy;
 pub mod hfs;
 #[cfg(feature = "std")]
 pub mod image;
 pub mod macbinary;
 pub mod macroman;
+pub mod rsrc;
 
 pub use device::{BlockDevice, DeviceError, MemDisk, Region};

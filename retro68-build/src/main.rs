@@ -65,6 +65,17 @@ enum Cmd {
         #[arg(long, default_value_t = 100_000)]
         ops: u64,
     },
+    /// The long fuzzing run: each libFuzzer target in fuzz/ (`cargo fuzz`, nightly) for
+    /// --seconds, one after the other, starting from its seed corpus in fuzzing/corpus/;
+    /// prints executions and crashes per target (crash inputs go to target/fuzz/artifacts/).
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value = "120")]
+        seconds: u64,
+        /// Only this target (a file name in fuzz/fuzz_targets/ without `.rs`).
+        #[arg(long)]
+        target: Option<String>,
+    },
     /// Install the prerequisites only.
     Setup,
 }
@@ -148,6 +159,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             build_all(&opts)?;
             soak(&root, &opts.out_dir, seed, ops)?;
         }
+        Cmd::Fuzz { seconds, target } => return fuzz(&root, seconds, target.as_deref()),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -526,6 +538,107 @@ fn test(root: &Path) -> Result<()> {
     reproducible(root, &built)?;
     println!("xtask test: all passed");
     Ok(())
+}
+
+/// `cargo xtask fuzz`: every libFuzzer target (or `only`) for `seconds` each, one at a time
+/// (libFuzzer uses one core). The working corpus grows in target/fuzz/corpus/<target>/; the
+/// committed seeds (fuzzing/corpus/) and regressions (fuzzing/regressions/) are read only.
+fn fuzz(root: &Path, seconds: u64, only: Option<&str>) -> Result<ExitCode> {
+    let mut targets: Vec<String> = std::fs::read_dir(root.join("fuzz/fuzz_targets"))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter_map(|n| n.strip_suffix(".rs").map(str::to_string))
+        .collect();
+    targets.sort();
+    if let Some(t) = only {
+        if !targets.iter().any(|n| n == t) {
+            bail!("no fuzz target {t}; the targets: {}", targets.join(", "));
+        }
+        targets.retain(|n| n == t);
+    }
+    let has_cargo_fuzz = Command::new("cargo")
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_cargo_fuzz {
+        status(
+            Command::new("cargo").args(["install", "cargo-fuzz"]),
+            "cargo install cargo-fuzz",
+        )?;
+    }
+    // The formatter's build script embeds the m68k artifacts and reruns whenever one is
+    // missing; the targets do not use them, so an empty stand-in keeps the build fresh.
+    let empty = root.join("target/fuzz/empty.bin");
+    std::fs::create_dir_all(empty.parent().expect("parent"))?;
+    std::fs::write(&empty, [])?;
+    let nightly = format!("+{}", prereq::NIGHTLY);
+    status(
+        Command::new("cargo")
+            .current_dir(root.join("fuzz"))
+            .env("FERRITE_DRIVER_BIN", &empty)
+            .env("FERRITE_SETUP_BIN", &empty)
+            .args([nightly.as_str(), "fuzz", "build"]),
+        "cargo fuzz build",
+    )?;
+    let bin_dir = root.join("fuzz/target/x86_64-unknown-linux-gnu/release");
+    let mut rows = Vec::new();
+    for t in &targets {
+        let corpus = root.join("target/fuzz/corpus").join(t);
+        let artifacts = root.join("target/fuzz/artifacts").join(t);
+        std::fs::create_dir_all(&corpus)?;
+        std::fs::create_dir_all(&artifacts)?;
+        let mut cmd = Command::new(bin_dir.join(t));
+        cmd.arg(&corpus).arg(root.join("fuzzing/corpus").join(t));
+        let regressions = root.join("fuzzing/regressions").join(t);
+        if regressions.is_dir() {
+            cmd.arg(&regressions);
+        }
+        cmd.arg(format!("-max_total_time={seconds}"))
+            .arg(format!("-artifact_prefix={}/", artifacts.display()))
+            .arg("-print_final_stats=1")
+            .arg("-max_len=262144")
+            .arg("-rss_limit_mb=2048")
+            .arg("-timeout=10");
+        println!("xtask fuzz: {t} for {seconds} s");
+        let out = cmd
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .with_context(|| format!("could not start {}", bin_dir.join(t).display()))?;
+        let log = String::from_utf8_lossy(&out.stderr);
+        let stat = |name: &str| {
+            log.lines()
+                .find_map(|l| l.strip_prefix(&format!("stat::{name}:")))
+                .map(|v| v.trim().to_string())
+                .unwrap_or_else(|| "?".into())
+        };
+        let crashes = std::fs::read_dir(&artifacts)?.count();
+        if !out.status.success() || crashes > 0 {
+            eprintln!("{log}");
+        }
+        rows.push((
+            t.clone(),
+            stat("number_of_executed_units"),
+            stat("average_exec_per_sec"),
+            crashes,
+            out.status.success(),
+        ));
+    }
+    println!(
+        "\n{:<20} {:>14} {:>10} {:>8}",
+        "target", "executions", "exec/s", "crashes"
+    );
+    for (t, execs, rate, crashes, _) in &rows {
+        println!("{t:<20} {execs:>14} {rate:>10} {crashes:>8}");
+    }
+    if rows.iter().any(|r| r.3 > 0 || !r.4) {
+        eprintln!(
+            "xtask fuzz: crashes found; each input is in target/fuzz/artifacts/<target>/: \
+             add it to fuzzing/regressions/<target>/ and fix the parser"
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    println!("xtask fuzz: no crashes");
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Seeds 1..=[`DRIVER_SEEDS`] (the workspace run above used seed 0).

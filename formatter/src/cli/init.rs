@@ -572,19 +572,7 @@ pub fn diskcopy42(path: &Path) -> Result<Option<MemDisk>> {
         return Ok(None);
     }
     let b = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let be32 = |o: usize| u32::from_be_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as u64;
-    let (data, tags) = (be32(64), be32(68));
-    if b[82..84] != [0x01, 0x00]
-        || b[0] > 63
-        || 84 + data + tags != len
-        || data == 0
-        || !data.is_multiple_of(512)
-    {
-        return Ok(None);
-    }
-    Ok(Some(MemDisk::from_bytes(
-        b[84..84 + data as usize].to_vec(),
-    )))
+    Ok(ferrite_formatter::diskcopy::data(&b).map(|d| MemDisk::from_bytes(d.to_vec())))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use super::add::Prepared;
 use anyhow::{Context, Result, anyhow, bail};
+pub use ferrite_formatter::rsrc::{resource, resources};
 use std::path::Path;
 
 /// Ferrite Setup as MacBinary II, built into this binary (empty when it was built before
@@ -72,92 +73,6 @@ pub fn setup_app(file: Option<&Path>, skip: bool, now: u32) -> Result<Option<Pre
     p.name = SETUP_APP_NAME.to_vec();
     p.finder_flags &= !HAS_BEEN_INITED;
     Ok(Some(p))
-}
-
-/// The (type, ID) of every resource in a resource fork (mac-app-hfs-facts §1), checking that
-/// the header, the map, the type and reference lists and every resource's data lie inside it.
-pub fn resources(fork: &[u8]) -> Result<Vec<([u8; 4], i16)>, String> {
-    Ok(resource_list(fork)?
-        .into_iter()
-        .map(|(t, id, _)| (t, id))
-        .collect())
-}
-
-/// The data of resource (`kind`, `id`) in a resource fork (`None` when it has none), the
-/// fork checked as [`resources`] does.
-pub fn resource(fork: &[u8], kind: &[u8; 4], id: i16) -> Result<Option<Vec<u8>>, String> {
-    Ok(resource_list(fork)?
-        .into_iter()
-        .find(|(t, i, _)| t == kind && *i == id)
-        .map(|(_, _, r)| fork[r].to_vec()))
-}
-
-/// Every resource's (type, ID, byte range of its data in the fork).
-#[allow(clippy::type_complexity)]
-fn resource_list(fork: &[u8]) -> Result<Vec<([u8; 4], i16, std::ops::Range<usize>)>, String> {
-    let be16 = |at: usize| -> Result<usize, String> {
-        fork.get(at..at + 2)
-            .map(|b| u16::from_be_bytes([b[0], b[1]]) as usize)
-            .ok_or_else(|| format!("offset {at} is past its end ({} bytes)", fork.len()))
-    };
-    let be32 = |at: usize| -> Result<usize, String> {
-        fork.get(at..at + 4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-            .ok_or_else(|| format!("offset {at} is past its end ({} bytes)", fork.len()))
-    };
-    if fork.is_empty() {
-        return Err("it is empty".into());
-    }
-    // Header (§1.1): data offset, map offset, data length, map length.
-    let (data_at, map_at, data_len, map_len) = (be32(0)?, be32(4)?, be32(8)?, be32(12)?);
-    if data_at.checked_add(data_len).is_none_or(|e| e > fork.len())
-        || map_at.checked_add(map_len).is_none_or(|e| e > fork.len())
-        || map_len < 30
-    {
-        return Err(format!(
-            "its header puts the data at {data_at}+{data_len} and the map at {map_at}+{map_len} in {} bytes",
-            fork.len()
-        ));
-    }
-    let map_end = map_at + map_len;
-    // Map (§1.3): type list offset at +24; the list starts with (number of types - 1).
-    let types_at = map_at + be16(map_at + 24)?;
-    let types = (be16(types_at)? + 1) & 0xFFFF;
-    let mut out = Vec::new();
-    for t in 0..types {
-        let entry = types_at + 2 + 8 * t;
-        if entry + 8 > map_end {
-            return Err(format!("type {t} of {types} lies past the end of the map"));
-        }
-        let kind: [u8; 4] = fork[entry..entry + 4].try_into().expect("4 bytes");
-        let count = be16(entry + 4)? + 1;
-        let refs_at = types_at + be16(entry + 6)?;
-        for r in 0..count {
-            let at = refs_at + 12 * r;
-            if at + 12 > map_end {
-                return Err(format!(
-                    "reference {r} of type '{}' lies past the end of the map",
-                    String::from_utf8_lossy(&kind)
-                ));
-            }
-            let id = be16(at)? as u16 as i16;
-            let off = be32(at + 4)? & 0x00FF_FFFF;
-            let len = if off + 4 <= data_len {
-                be32(data_at + off)?
-            } else {
-                usize::MAX
-            };
-            if off + 4 > data_len || len > data_len - off - 4 {
-                return Err(format!(
-                    "the data of '{}' {id} lies past the end of the data area",
-                    String::from_utf8_lossy(&kind)
-                ));
-            }
-            let at = data_at + off + 4;
-            out.push((kind, id, at..at + len));
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
