@@ -1058,6 +1058,7 @@ fn write_cache_setting_is_written_into_the_driver() {
 }
 
 #[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
 fn idle_flush_is_written_and_shown() {
     let s = Scratch::new("idleflush");
     let init = |extra: &[&str]| {

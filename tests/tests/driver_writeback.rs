@@ -192,3 +192,31 @@ fn an_idle_flush_that_fails_is_kept() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_drive_caching_on_its_own_is_flushed_even_when_the_settings_say_write_through() {
+    let settings = Settings {
+        write_cache: false,
+        ..Default::default()
+    };
+    let disk = disk_with_volumes(driver_blob_with(settings), 1, 3000);
+    for cpu in CPUS {
+        for rom in ROMS {
+            // WCE on at power-on: the drive caches whatever the driver's settings say.
+            let cfg = DiskConfig {
+                write_cache_enabled: true,
+                ..DiskConfig::default()
+            };
+            let mut r = boot_disk(cpu, rom, &disk, cfg);
+            let w = r.what();
+            let lba = r.lba(0, 640 * 512);
+            let data = write_blocks(&mut r, 640, 4, 0x66);
+            assert_ne!(r.disk().read_store(lba, 4).unwrap(), data, "{w}: cached");
+            let flushes = r.disk().opcode_count(SYNCHRONIZE_CACHE);
+            ticks_until_flushes(&mut r, flushes + 1, 62);
+            r.disk().power_loss();
+            assert_eq!(r.disk().read_store(lba, 4).unwrap(), data, "{w}: durable");
+        }
+    }
+}

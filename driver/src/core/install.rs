@@ -173,6 +173,10 @@ pub(super) fn open_disk(g: &mut Globals) -> Result<(), i16> {
         g.write_protected = (g.page[2] & 0x80 != 0) as u8;
         if g.want_cache != 0 {
             enable_write_cache(g);
+        } else {
+            // Settings say write-through, but the drive may cache writes on its own (WCE on
+            // at power-on): then its cache is flushed like ours — idle, goodbye, eject.
+            g.write_cache_on = (crate::cache::wce_on(&g.page) == Some(true)) as u8;
         }
     }
 
