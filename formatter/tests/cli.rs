@@ -3502,3 +3502,84 @@ fn hfsutils_agrees_with_the_blessed_system_folder() {
         "{info}"
     );
 }
+
+/// A System Folder on a bare volume image that hfsutils wrote (an emulator-style `.dsk`, no
+/// partition map: `hformat`, `hmkdir`, `hcopy -m` of the stand-in MacBinary files, `hattrib
+/// -b` to bless it), taken by `ferrite add --system d.hda basilisk.dsk` and by
+/// `basilisk.dsk:"System Folder"`; hfsutils reads the copy back: `hcopy -m` gives the same
+/// forks, type and creator, and `hls -i` the blessed folder's ID.
+#[test]
+#[ignore = "needs hfsutils: run `cargo xtask test`"]
+fn hfsutils_volume_image_as_the_system_source() {
+    let s = Scratch::new("oracle-sysimg");
+    let boot = stand_in_boot_blocks("System", "Finder");
+    let folder = stand_in_system_folder(&s, "host", Some([0x07, 0x10]), Some(&boot));
+    let dsk = s.path("basilisk.dsk");
+    std::fs::write(&dsk, vec![0u8; 4 << 20]).unwrap();
+    s.tool("hformat", &["-l", "Basilisk HD", &s.p("basilisk.dsk")]);
+    s.tool("hmount", &[&s.p("basilisk.dsk")]);
+    s.tool("hmkdir", &[":System Folder"]);
+    for f in ["System.bin", "Finder.bin"] {
+        s.tool(
+            "hcopy",
+            &["-m", folder.join(f).to_str().unwrap(), ":System Folder:"],
+        );
+    }
+    s.tool("hattrib", &["-b", ":System Folder"]);
+    s.tool("humount", &[]);
+    let want: Vec<macbinary::MacFile> = ["System.bin", "Finder.bin"]
+        .iter()
+        .map(|f| macbinary::parse(&std::fs::read(folder.join(f)).unwrap()).unwrap())
+        .collect();
+    for (disk, src) in [
+        ("d.hda", "basilisk.dsk"),
+        ("e.hda", "basilisk.dsk:System Folder"),
+        ("f.hda", "basilisk.dsk:Basilisk HD:System Folder"),
+    ] {
+        system_disk(&s, disk, "20M");
+        let out = ok(&s, &["add", "--system", disk, src]);
+        assert!(out.contains("System 7.1"), "{out}");
+        let (bb, fi) = boot_and_finder_info(&s.path(disk), 0);
+        assert!(
+            bb == boot,
+            "{src}: the boot blocks are the 'boot' 1 resource"
+        );
+        s.tool("hmount", &[&s.p(disk), "1"]);
+        let ls = s.tool("hls", &["-i"]);
+        let id: u32 = ls
+            .lines()
+            .find(|l| l.trim_end().ends_with("System Folder"))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("hls -i does not list the System Folder:\n{ls}"));
+        assert_eq!(fi[0], id, "{src}: blessed");
+        let inside = s.tool("hls", &["-l", ":System Folder"]);
+        for w in &want {
+            let name = String::from_utf8(w.name.clone()).unwrap();
+            let tc = format!(
+                "{}/{}",
+                String::from_utf8_lossy(&w.file_type),
+                String::from_utf8_lossy(&w.creator)
+            );
+            assert!(
+                inside
+                    .lines()
+                    .any(|l| l.contains(&tc) && l.ends_with(&format!(" {name}"))),
+                "{src}: {name} {tc}:\n{inside}"
+            );
+            let out = format!("{disk}-{name}.bin");
+            s.tool(
+                "hcopy",
+                &["-m", &format!(":System Folder:{name}"), &s.p(&out)],
+            );
+            let got = macbinary::parse(&std::fs::read(s.path(&out)).unwrap()).unwrap();
+            assert!(
+                got.data == w.data && got.rsrc == w.rsrc,
+                "{src}: {name}'s forks"
+            );
+            assert_eq!((got.file_type, got.creator), (w.file_type, w.creator));
+        }
+        s.tool("humount", &[]);
+        assert!(ok(&s, &["info", disk]).contains("startup volume: blessed"));
+    }
+}
