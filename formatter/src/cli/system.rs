@@ -1,5 +1,8 @@
-//! `ferrite add --system DISK[:VOLUME] FOLDER`: copy a System Folder the user owns onto a
-//! volume and make the volume start up from it, without running an Installer.
+//! `ferrite add --system DISK[:VOLUME] SOURCE`: copy a System Folder the user owns onto a
+//! volume and make the volume start up from it, without running an Installer. SOURCE is a host
+//! folder of MacBinary/AppleDouble files or a folder on another disk or bare volume image,
+//! `IMAGE[:VOLUME][:FOLDER...]` ([`parse_source`], [`split_image_spec`]); both are read into
+//! the same items, then checked, copied, blessed and given boot blocks the same way.
 //!
 //! What makes an HFS volume a startup volume (docs/formatter.md, "Startup volumes"):
 //! - the MDB's Finder information word 0 (`drFndrInfo[0]`) holds the directory ID of the
