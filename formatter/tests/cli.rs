@@ -3171,6 +3171,286 @@ fn add_system_refuses_what_would_not_start_up() {
     assert!(ok(&s, &["info", "big.hda"]).contains("startup volume: blessed"));
 }
 
+/// One file of a folder tree, as the volume has it: path below the folder, type, creator,
+/// Finder flags, dates and both forks (folders have empty forks and type "fold").
+type TreeItem = (
+    Vec<Vec<u8>>,
+    [u8; 4],
+    [u8; 4],
+    u16,
+    u32,
+    u32,
+    Vec<u8>,
+    Vec<u8>,
+);
+
+/// Every item below `folder` on `v`, depth first, read with the formatter's HFS reader.
+fn folder_tree<D: BlockDevice>(v: &mut Volume<D>, folder: u32) -> Vec<TreeItem> {
+    fn into<D: BlockDevice>(
+        v: &mut Volume<D>,
+        dir: u32,
+        rel: &mut Vec<Vec<u8>>,
+        out: &mut Vec<TreeItem>,
+    ) {
+        for e in v.list(dir) {
+            rel.push(e.name.clone());
+            match e.kind {
+                EntryKind::Folder { .. } => {
+                    out.push((rel.clone(), *b"fold", [0; 4], 0, 0, 0, vec![], vec![]));
+                    into(v, e.id, rel, out);
+                }
+                EntryKind::File {
+                    file_type,
+                    creator,
+                    finder_flags,
+                    ..
+                } => {
+                    let d = v.read_fork(&e, Fork::Data).unwrap();
+                    let r = v.read_fork(&e, Fork::Resource).unwrap();
+                    out.push((
+                        rel.clone(),
+                        file_type,
+                        creator,
+                        finder_flags,
+                        e.created,
+                        e.modified,
+                        d,
+                        r,
+                    ));
+                }
+            }
+            rel.pop();
+        }
+    }
+    let mut out = Vec::new();
+    into(v, folder, &mut Vec::new(), &mut out);
+    out
+}
+
+/// `folder_tree` of `path` on HFS partition `n` of a partitioned image (`None`: a bare volume
+/// image), with the folder's directory ID.
+fn tree_on(image: &Path, n: Option<usize>, path: &[&[u8]]) -> (u32, Vec<TreeItem>) {
+    let mut img = ImageFile::open(image).unwrap();
+    let region = match n {
+        Some(n) => {
+            let p = read_map(&mut img)
+                .unwrap()
+                .hfs_partitions()
+                .nth(n)
+                .unwrap()
+                .clone();
+            (p.start as u64, p.blocks as u64)
+        }
+        None => (0, img.block_count()),
+    };
+    let mut v = Volume::open(Region::new(&mut img, region.0, region.1).unwrap()).unwrap();
+    let f = v.lookup_path(path).unwrap();
+    assert!(f.is_folder());
+    let tree = folder_tree(&mut v, f.id);
+    (f.id, tree)
+}
+
+/// A source disk "src.hda" with volumes "Old HD" and "Other"; "Old HD" holds the stand-in
+/// System Folder (System, Finder, and an Extensions folder with a two-fork extension and a
+/// plain file), copied there with `ferrite add`. Returns the 'boot' 1 resource.
+fn system_source_disk(s: &Scratch) -> Vec<u8> {
+    let drv = s.fake_ferrite(9000, false);
+    ok(
+        s,
+        &[
+            "init",
+            "src.hda",
+            "--size",
+            "24M",
+            "--volume",
+            "Old HD:12M",
+            "--volume",
+            "Other",
+            "--driver",
+            &drv,
+            "--no-setup-app",
+        ],
+    );
+    let boot = stand_in_boot_blocks("System", "Finder");
+    let folder = stand_in_system_folder(s, "srchost", Some([0x07, 0x55]), Some(&boot));
+    let ext = folder.join("Extensions");
+    std::fs::create_dir_all(&ext).unwrap();
+    let inits = macbinary::MacFile {
+        name: b"Stand-in INIT".to_vec(),
+        file_type: *b"INIT",
+        creator: *b"FRRT",
+        finder_flags: 0x0100,
+        created: 3_100_000_000,
+        modified: 3_100_000_123,
+        data: (0..70_000u32).map(|i| (i * 7 + 3) as u8).collect(),
+        rsrc: resource_fork(&[(b"INIT", 0, b"stand-in init code")]),
+        ..Default::default()
+    };
+    std::fs::write(ext.join("init.bin"), macbinary::encode(&inits)).unwrap();
+    std::fs::write(ext.join("Read Me.txt"), b"plain data fork\n").unwrap();
+    ok(s, &["add", "src.hda:Old HD", folder.to_str().unwrap()]);
+    boot
+}
+
+/// `ferrite add --system DISK IMAGE:VOLUME:FOLDER` takes the System Folder from another disk
+/// image's HFS volume: the copy has every file with both forks, type, creator, Finder flags
+/// and dates of the source, the boot blocks are the System's 'boot' 1 resource and the copied
+/// folder is blessed. From a bare volume image (`ferrite extract`), `IMAGE` alone takes its
+/// blessed System Folder and `IMAGE:FOLDER` a named one.
+#[test]
+fn add_system_from_a_disk_image() {
+    let s = Scratch::new("add-system-image");
+    let boot = system_source_disk(&s);
+    let (_, want) = tree_on(&s.path("src.hda"), Some(0), &[b"System Folder"]);
+    assert_eq!(
+        want.len(),
+        5,
+        "{:?}",
+        want.iter().map(|t| &t.0).collect::<Vec<_>>()
+    );
+    assert!(
+        want.iter()
+            .any(|t| t.1 == *b"INIT" && t.6.len() == 70_000 && !t.7.is_empty())
+    );
+
+    system_disk(&s, "d.hda", "20M");
+    let out = ok(
+        &s,
+        &["add", "--system", "d.hda", "src.hda:Old HD:System Folder"],
+    );
+    assert!(
+        out.contains("starts up from \"System Folder\"") && out.contains("System 7.5.5"),
+        "{out}"
+    );
+    assert!(
+        out.contains("from src.hda:Old HD:System Folder:System"),
+        "{out}"
+    );
+    let (bb, fi) = boot_and_finder_info(&s.path("d.hda"), 0);
+    assert!(bb == boot, "the boot blocks are the 'boot' 1 resource");
+    let (id, got) = tree_on(&s.path("d.hda"), Some(0), &[b"System Folder"]);
+    assert_eq!(fi, [id, 0, 0, 0, 0, 0, 0, 0]);
+    assert!(got == want, "the copy differs from the source");
+    assert!(volume_clean(&s.path("d.hda"), 0));
+    let info = ok(&s, &["info", "d.hda"]);
+    assert!(
+        info.contains(&format!(
+            "startup volume: blessed System Folder \"System Folder\" (directory ID {id}), boot blocks load \"System\""
+        )),
+        "{info}"
+    );
+    // The source is unchanged.
+    assert_eq!(
+        boot_and_finder_info(&s.path("src.hda"), 0),
+        (vec![0; 1024], [0; 8])
+    );
+
+    // A bare volume image of the startup volume: IMAGE alone is its blessed System Folder,
+    // IMAGE:FOLDER and IMAGE::FOLDER name it.
+    ok(&s, &["extract", "d.hda", "boot.dsk"]);
+    for (disk, src) in [
+        ("e.hda", "boot.dsk"),
+        ("f.hda", "boot.dsk:System Folder"),
+        ("g.hda", "boot.dsk::System Folder"),
+    ] {
+        system_disk(&s, disk, "20M");
+        ok(&s, &["add", "--system", disk, src]);
+        let (bb, fi) = boot_and_finder_info(&s.path(disk), 0);
+        assert!(bb == boot, "{src}: boot blocks");
+        let (id, got) = tree_on(&s.path(disk), Some(0), &[b"System Folder"]);
+        assert_eq!(fi[0], id, "{src}: blessed");
+        assert!(got == want, "{src}: the copy differs from the source");
+        assert!(ok(&s, &["info", disk]).contains("startup volume: blessed"));
+    }
+    let (_, bare) = tree_on(&s.path("boot.dsk"), None, &[b"System Folder"]);
+    assert!(bare == want);
+
+    // Another volume of the same disk as the source.
+    ok(
+        &s,
+        &[
+            "add",
+            "--system",
+            "src.hda:Other",
+            "src.hda:Old HD:System Folder",
+        ],
+    );
+    let (bb, fi) = boot_and_finder_info(&s.path("src.hda"), 1);
+    let (id, got) = tree_on(&s.path("src.hda"), Some(1), &[b"System Folder"]);
+    assert!(bb == boot && fi[0] == id && got == want);
+}
+
+/// What `add --system` refuses from a disk image, with nothing written: a missing image, a
+/// file that is no HFS image, a folder or volume that is not there, a volume with no blessed
+/// folder, a file in place of the folder, and a folder without a System file.
+#[test]
+fn add_system_from_a_disk_image_refuses() {
+    let s = Scratch::new("add-system-image-bad");
+    system_source_disk(&s);
+    // A folder on the source without a System file.
+    let empty = s.path("nosys").join("Empty Folder");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("note.txt"), b"no System here").unwrap();
+    ok(&s, &["add", "src.hda:Old HD", empty.to_str().unwrap()]);
+    std::fs::write(s.path("junk.bin"), vec![0x55u8; 4096]).unwrap();
+    system_disk(&s, "d.hda", "20M");
+    let refuses = |src: &str, says: &[&str]| {
+        let err = fails(&s, &["add", "--system", "d.hda", src]);
+        for w in says {
+            assert!(err.contains(w), "{src}: {err}");
+        }
+    };
+    refuses(
+        "nothere.hda:Old HD:System Folder",
+        &[
+            "no such folder on the host, and no disk image",
+            "no disk image \"nothere.hda\"",
+        ],
+    );
+    refuses(
+        "junk.bin",
+        &["junk.bin is neither a disk", "takes a folder"],
+    );
+    refuses("junk.bin:System Folder", &["junk.bin is neither a disk"]);
+    refuses(
+        "src.hda:Old HD:Nowhere",
+        &[
+            "volume \"Old HD\" has no folder \"Nowhere\"",
+            "\"System Folder\"",
+        ],
+    );
+    refuses(
+        "src.hda:Missing HD:System Folder",
+        &[
+            "has no folder \"Missing HD:System Folder\"",
+            "\"Missing HD\" is no volume of it",
+            "volumes are \"Old HD\", \"Other\"",
+        ],
+    );
+    refuses(
+        "src.hda:Other:System Folder",
+        &["volume \"Other\" has no folder \"System Folder\""],
+    );
+    refuses(
+        "src.hda:Old HD",
+        &["\"Old HD\" has no blessed System Folder"],
+    );
+    refuses("src.hda", &["\"Old HD\" has no blessed System Folder"]);
+    refuses(
+        "src.hda:Old HD:System Folder:System",
+        &["is a file, not a folder"],
+    );
+    refuses(
+        "src.hda:Old HD:Empty Folder",
+        &["src.hda:Old HD:Empty Folder holds no System file"],
+    );
+    assert_eq!(
+        boot_and_finder_info(&s.path("d.hda"), 0),
+        (vec![0; 1024], [0; 8])
+    );
+    assert!(!ok(&s, &["ls", "d.hda"]).contains("System Folder"));
+}
+
 /// hfsutils agrees on the blessing `ferrite add --system` writes: `hls -i` shows the System
 /// Folder's catalog ID equal to drFndrInfo[0], and `hattrib -b` (hfsutils' own bless) asked
 /// to bless that folder leaves the Finder information exactly as ferrite wrote it. A folder
@@ -3222,4 +3502,85 @@ fn hfsutils_agrees_with_the_blessed_system_folder() {
         info.contains("not a startup volume: System Folder \"System Folder\" is blessed but the boot blocks are empty"),
         "{info}"
     );
+}
+
+/// A System Folder on a bare volume image that hfsutils wrote (an emulator-style `.dsk`, no
+/// partition map: `hformat`, `hmkdir`, `hcopy -m` of the stand-in MacBinary files, `hattrib
+/// -b` to bless it), taken by `ferrite add --system d.hda basilisk.dsk` and by
+/// `basilisk.dsk:"System Folder"`; hfsutils reads the copy back: `hcopy -m` gives the same
+/// forks, type and creator, and `hls -i` the blessed folder's ID.
+#[test]
+#[ignore = "needs hfsutils: run `cargo xtask test`"]
+fn hfsutils_volume_image_as_the_system_source() {
+    let s = Scratch::new("oracle-sysimg");
+    let boot = stand_in_boot_blocks("System", "Finder");
+    let folder = stand_in_system_folder(&s, "host", Some([0x07, 0x10]), Some(&boot));
+    let dsk = s.path("basilisk.dsk");
+    std::fs::write(&dsk, vec![0u8; 4 << 20]).unwrap();
+    s.tool("hformat", &["-l", "Basilisk HD", &s.p("basilisk.dsk")]);
+    s.tool("hmount", &[&s.p("basilisk.dsk")]);
+    s.tool("hmkdir", &[":System Folder"]);
+    for f in ["System.bin", "Finder.bin"] {
+        s.tool(
+            "hcopy",
+            &["-m", folder.join(f).to_str().unwrap(), ":System Folder:"],
+        );
+    }
+    s.tool("hattrib", &["-b", ":System Folder"]);
+    s.tool("humount", &[]);
+    let want: Vec<macbinary::MacFile> = ["System.bin", "Finder.bin"]
+        .iter()
+        .map(|f| macbinary::parse(&std::fs::read(folder.join(f)).unwrap()).unwrap())
+        .collect();
+    for (disk, src) in [
+        ("d.hda", "basilisk.dsk"),
+        ("e.hda", "basilisk.dsk:System Folder"),
+        ("f.hda", "basilisk.dsk:Basilisk HD:System Folder"),
+    ] {
+        system_disk(&s, disk, "20M");
+        let out = ok(&s, &["add", "--system", disk, src]);
+        assert!(out.contains("System 7.1"), "{out}");
+        let (bb, fi) = boot_and_finder_info(&s.path(disk), 0);
+        assert!(
+            bb == boot,
+            "{src}: the boot blocks are the 'boot' 1 resource"
+        );
+        s.tool("hmount", &[&s.p(disk), "1"]);
+        let ls = s.tool("hls", &["-i"]);
+        let id: u32 = ls
+            .lines()
+            .find(|l| l.trim_end().ends_with("System Folder"))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("hls -i does not list the System Folder:\n{ls}"));
+        assert_eq!(fi[0], id, "{src}: blessed");
+        let inside = s.tool("hls", &["-l", ":System Folder"]);
+        for w in &want {
+            let name = String::from_utf8(w.name.clone()).unwrap();
+            let tc = format!(
+                "{}/{}",
+                String::from_utf8_lossy(&w.file_type),
+                String::from_utf8_lossy(&w.creator)
+            );
+            assert!(
+                inside
+                    .lines()
+                    .any(|l| l.contains(&tc) && l.ends_with(&format!(" {name}"))),
+                "{src}: {name} {tc}:\n{inside}"
+            );
+            let out = format!("{disk}-{name}.bin");
+            s.tool(
+                "hcopy",
+                &["-m", &format!(":System Folder:{name}"), &s.p(&out)],
+            );
+            let got = macbinary::parse(&std::fs::read(s.path(&out)).unwrap()).unwrap();
+            assert!(
+                got.data == w.data && got.rsrc == w.rsrc,
+                "{src}: {name}'s forks"
+            );
+            assert_eq!((got.file_type, got.creator), (w.file_type, w.creator));
+        }
+        s.tool("humount", &[]);
+        assert!(ok(&s, &["info", disk]).contains("startup volume: blessed"));
+    }
 }

@@ -167,9 +167,11 @@ enum Cmd {
         /// CR LF become CR.
         #[arg(long)]
         text: bool,
-        /// FILES is one System Folder (MacBinary or AppleDouble files, System 6.0 to Mac OS
-        /// 8.1): copy it to the volume's root folder, bless it and write the boot blocks from
-        /// its System file, so that the volume starts up without an Installer.
+        /// FILES is one System Folder (System 6.0 to Mac OS 8.1): a host folder of MacBinary
+        /// or AppleDouble files, or a folder on another disk or volume image written
+        /// IMAGE[:VOLUME][:FOLDER] (IMAGE alone: its first volume's blessed System Folder).
+        /// Copy it to the volume's root folder, bless it and write the boot blocks from its
+        /// System file, so that the volume starts up without an Installer.
         #[arg(long, conflicts_with = "text")]
         system: bool,
     },
