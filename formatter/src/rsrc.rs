@@ -87,8 +87,63 @@ pub fn resource_list(fork: &[u8]) -> Result<Vec<([u8; 4], i16, core::ops::Range<
                 ));
             }
             let at = data_at + off + 4;
+            // Every reference takes 12 bytes of the map: more than fit there means types
+            // share reference lists, and a small fork could make this list huge.
+            if out.len() >= map_len / 12 {
+                return Err(alloc::format!(
+                    "it lists more resources than its {map_len}-byte map can hold"
+                ));
+            }
             out.push((kind, id, at..at + len));
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fork whose `types` type entries all point at one list of `refs` references.
+    fn shared_lists(types: usize, refs: usize) -> alloc::vec::Vec<u8> {
+        let data = [0u8, 0, 0, 0]; // one empty resource at offset 0
+        let map_header = 28;
+        let type_list = 2 + 8 * types;
+        let map_len = map_header + type_list + 12 * refs;
+        let mut f = alloc::vec![0u8; 16 + data.len() + map_len];
+        let (data_at, map_at) = (16usize, 16 + data.len());
+        f[0..4].copy_from_slice(&(data_at as u32).to_be_bytes());
+        f[4..8].copy_from_slice(&(map_at as u32).to_be_bytes());
+        f[8..12].copy_from_slice(&(data.len() as u32).to_be_bytes());
+        f[12..16].copy_from_slice(&(map_len as u32).to_be_bytes());
+        let m = map_at;
+        f[m + 24..m + 26].copy_from_slice(&(map_header as u16).to_be_bytes());
+        let t = m + map_header;
+        f[t..t + 2].copy_from_slice(&((types - 1) as u16).to_be_bytes());
+        for k in 0..types {
+            let e = t + 2 + 8 * k;
+            f[e..e + 4].copy_from_slice(b"TEST");
+            f[e + 4..e + 6].copy_from_slice(&((refs - 1) as u16).to_be_bytes());
+            f[e + 6..e + 8].copy_from_slice(&(type_list as u16).to_be_bytes());
+        }
+        for r in 0..refs {
+            let at = t + type_list + 12 * r;
+            f[at..at + 2].copy_from_slice(&(r as u16).to_be_bytes());
+        }
+        f
+    }
+
+    #[test]
+    fn one_list_per_type_reads() {
+        let l = resource_list(&shared_lists(1, 50)).unwrap();
+        assert_eq!(l.len(), 50);
+        assert_eq!(l[49].1, 49);
+    }
+
+    #[test]
+    fn types_sharing_a_reference_list_are_refused_not_multiplied() {
+        // 2,000 types × 1,000 references would be two million entries from a 28 KB fork.
+        let e = resource_list(&shared_lists(2000, 1000)).unwrap_err();
+        assert!(e.contains("more resources than"), "{e}");
+    }
 }

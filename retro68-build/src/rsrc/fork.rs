@@ -377,6 +377,14 @@ impl ResourceFork {
                     }
                     Some(map[at + 1..at + 1 + n].to_vec())
                 };
+                // Every reference takes 12 bytes of the map: more than fit there means types
+                // share reference lists (the formatter's reader refuses the same).
+                if resources.len() >= map.len() / 12 {
+                    return Err(bad(format!(
+                        "more resources than the {}-byte map can hold",
+                        map.len()
+                    )));
+                }
                 resources.push(Resource {
                     rtype,
                     id,
