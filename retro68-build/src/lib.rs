@@ -2,6 +2,7 @@
 //! the 68000 legalizer and the binary verifier. `cargo xtask` (src/main.rs) drives it.
 pub mod anext;
 pub mod asm;
+pub mod coverage;
 pub mod elf;
 pub mod extstore;
 pub mod images;

@@ -76,6 +76,19 @@ enum Cmd {
         #[arg(long)]
         target: Option<String>,
     },
+    /// Driver instruction coverage: run the tests as `cargo xtask test` does (the workspace,
+    /// then the driver suites under every seed) recording which instructions of the shipped
+    /// driver blob ran, then print `driver coverage: N/M instructions (P%)` and the
+    /// never-executed ranges by function. `cargo xtask test` measures it the same way and
+    /// checks the threshold and docs/COVERAGE.md.
+    Coverage {
+        /// Rewrite the generated table in docs/COVERAGE.md.
+        #[arg(long)]
+        write_docs: bool,
+        /// Do not run the suites: measure what the last run left in target/coverage/driver/.
+        #[arg(long)]
+        reuse: bool,
+    },
     /// Install the prerequisites only.
     Setup,
 }
@@ -160,6 +173,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
             soak(&root, &opts.out_dir, seed, ops)?;
         }
         Cmd::Fuzz { seconds, target } => return fuzz(&root, seconds, target.as_deref()),
+        Cmd::Coverage { write_docs, reuse } => {
+            prereq::ensure_all()?;
+            let opts = Options::standard(&root);
+            build_all(&opts)?;
+            let dir = root.join("target/coverage/driver");
+            if !reuse {
+                fresh_coverage_dir(&root)?;
+                status(
+                    cargo_stable(&root)
+                        .args(["test", "--workspace", "--", "--include-ignored"])
+                        .env("FERRITE_M68K_DIR", &opts.out_dir)
+                        .env(ferrite_emu::coverage::DIR_ENV, &dir),
+                    "cargo test --workspace",
+                )?;
+                driver_suites_under_seeds(&root, &opts.out_dir, &dir)?;
+            }
+            let cov = driver_coverage(&root, &opts.out_dir, &dir)?;
+            print!("{}", cov.table());
+            println!("{}", cov.summary());
+            if write_docs {
+                write_coverage_docs(&root, &cov)?;
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -504,16 +540,24 @@ fn test(root: &Path) -> Result<()> {
     verify_shipped(&m68k_dir)?;
 
     // 1. Everything `cargo test --workspace` runs, plus the tests that need m68k artifacts.
+    // Every emulated run records which driver instructions it executed.
+    let coverage_dir = fresh_coverage_dir(root)?;
     status(
         cargo_stable(root)
             .args(["test", "--workspace", "--", "--include-ignored"])
-            .env("FERRITE_M68K_DIR", &m68k_dir),
+            .env("FERRITE_M68K_DIR", &m68k_dir)
+            .env(ferrite_emu::coverage::DIR_ENV, &coverage_dir),
         "cargo test --workspace",
     )?;
 
     // 1b. The driver suites again under more seeds: each seed is one reproducible choice
     // among what a real Mac may do (SCSI Manager 4.3 completion timing, underrun reporting).
-    driver_suites_under_seeds(root, &m68k_dir)?;
+    driver_suites_under_seeds(root, &m68k_dir, &coverage_dir)?;
+
+    // 1c. Coverage of the shipped driver over all of the above.
+    let cov = driver_coverage(root, &m68k_dir, &coverage_dir)?;
+    println!("{}", cov.summary());
+    check_coverage(root, &cov)?;
 
     // 2. Codegen conformance on the m68k crate's 68000/68020/68040 and on QEMU.
     let flat = m68k_dir.join("test/codegen-suite.flat");
@@ -537,6 +581,94 @@ fn test(root: &Path) -> Result<()> {
     // 4. Byte-for-byte reproducible: a second build from scratch gives the same files.
     reproducible(root, &built)?;
     println!("xtask test: all passed");
+    Ok(())
+}
+
+/// Where the emulated suites record driver coverage; emptied first.
+fn fresh_coverage_dir(root: &Path) -> Result<PathBuf> {
+    let dir = root.join("target/coverage/driver");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("emptying {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// The shipped blob's coverage from the files in `dir`.
+fn driver_coverage(
+    root: &Path,
+    m68k_dir: &Path,
+    dir: &Path,
+) -> Result<retro68_build::coverage::DriverCoverage> {
+    let blob = std::fs::read(m68k_dir.join("ferrite-driver.bin"))?;
+    let syms = root.join("target/m68k-build/standard/ferrite-driver.syms");
+    let syms =
+        std::fs::read_to_string(&syms).with_context(|| format!("reading {}", syms.display()))?;
+    retro68_build::coverage::measure(&blob, &syms, dir)
+}
+
+/// The least driver coverage `cargo xtask test` accepts, per mille of instructions.
+const COVERAGE_MIN_PER_MILLE: usize = 900;
+
+/// The coverage reaches [`COVERAGE_MIN_PER_MILLE`], and docs/COVERAGE.md gives a reason for
+/// every function with instructions no test executed (it names the function in backquotes
+/// outside its generated table).
+fn check_coverage(root: &Path, cov: &retro68_build::coverage::DriverCoverage) -> Result<()> {
+    if cov.per_mille() < COVERAGE_MIN_PER_MILLE {
+        print!("{}", cov.table());
+        bail!(
+            "driver coverage fell below {}% ({}): add tests for the paths above",
+            COVERAGE_MIN_PER_MILLE / 10,
+            cov.summary()
+        );
+    }
+    let path = root.join("docs/COVERAGE.md");
+    let doc =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let reasons = match (doc.find(COVERAGE_BEGIN), doc.find(COVERAGE_END)) {
+        (Some(b), Some(e)) => format!("{}{}", &doc[..b], &doc[e..]),
+        _ => doc.clone(),
+    };
+    let missing: Vec<&str> = cov
+        .functions
+        .iter()
+        .filter(|f| f.executed < f.instructions)
+        .map(|f| f.name.as_str())
+        .filter(|n| !reasons.contains(&format!("`{n}`")))
+        .collect();
+    if !missing.is_empty() {
+        print!("{}", cov.table());
+        bail!(
+            "no test executes some instructions of {}, and docs/COVERAGE.md gives no reason: \
+             add a test, or the reason (`cargo xtask coverage --write-docs` updates the table)",
+            missing.join(", ")
+        );
+    }
+    Ok(())
+}
+
+const COVERAGE_BEGIN: &str = "<!-- generated by `cargo xtask coverage --write-docs`: begin -->";
+const COVERAGE_END: &str = "<!-- generated: end -->";
+
+/// Replace the generated part of docs/COVERAGE.md (between its markers).
+fn write_coverage_docs(root: &Path, cov: &retro68_build::coverage::DriverCoverage) -> Result<()> {
+    const BEGIN: &str = COVERAGE_BEGIN;
+    const END: &str = COVERAGE_END;
+    let path = root.join("docs/COVERAGE.md");
+    let doc =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let (Some(b), Some(e)) = (doc.find(BEGIN), doc.find(END)) else {
+        bail!("{} lacks the markers {BEGIN} … {END}", path.display());
+    };
+    let new = format!(
+        "{}{BEGIN}\n\n{}\n\n{}\n{}",
+        &doc[..b],
+        cov.summary(),
+        cov.table(),
+        &doc[e..]
+    );
+    std::fs::write(&path, new)?;
+    println!("xtask coverage: wrote {}", path.display());
     Ok(())
 }
 
@@ -679,7 +811,7 @@ fn soak(root: &Path, m68k_dir: &Path, seed: Option<u64>, ops: u64) -> Result<()>
     Ok(())
 }
 
-fn driver_suites_under_seeds(root: &Path, m68k_dir: &Path) -> Result<()> {
+fn driver_suites_under_seeds(root: &Path, m68k_dir: &Path, coverage_dir: &Path) -> Result<()> {
     let mut suites: Vec<String> = std::fs::read_dir(root.join("tests/tests"))?
         .filter_map(|e| e.ok())
         .filter_map(|e| e.file_name().into_string().ok())
@@ -697,6 +829,7 @@ fn driver_suites_under_seeds(root: &Path, m68k_dir: &Path) -> Result<()> {
         }
         cmd.args(["--", "--include-ignored"])
             .env("FERRITE_M68K_DIR", m68k_dir)
+            .env(ferrite_emu::coverage::DIR_ENV, coverage_dir)
             .env("FERRITE_SEED", seed.to_string());
         let out = cmd.output().context("could not run cargo test")?;
         if !out.status.success() {

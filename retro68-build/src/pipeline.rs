@@ -761,6 +761,11 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
             let blob = driver_blob(&flat).with_context(|| format!("making the {} blob", a.name))?;
             let path = out_dir.join(format!("{}.bin", a.name));
             std::fs::write(&path, &blob)?;
+            // The final addresses of its symbols (after relayout), for driver coverage.
+            std::fs::write(
+                opts.build_dir.join(format!("{}.syms", a.name)),
+                crate::coverage::symbol_map(&linked),
+            )?;
             (
                 path,
                 blob.len() as u64,

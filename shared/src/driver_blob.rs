@@ -66,6 +66,26 @@ pub fn head_pointers(blob: &[u8]) -> Option<impl Iterator<Item = usize>> {
     (first + 4 * n <= blob.len()).then(|| (0..n).map(move |i| first + 4 * i))
 }
 
+/// The *code key* of a driver image (a blob, or a flat image's bytes before relocation) and
+/// its code length: an FNV-1a hash of the bytes from the DRVR header to the end of the code.
+/// It leaves out the entries and the settings block, so a blob whose settings were changed
+/// keeps its key. `None` for anything that is not a Ferrite driver with a code length. Used
+/// to match driver coverage recorded in the emulated Mac with the blob that ships.
+pub fn code_key(image: &[u8]) -> Option<(u64, usize)> {
+    if image.get(MAGIC_OFFSET..MAGIC_OFFSET + 4)? != MAGIC {
+        return None;
+    }
+    let c = image.get(CODE_LEN_OFFSET..CODE_LEN_OFFSET + 4)?;
+    let code_len = u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize;
+    let code = image.get(DRVR_HEADER_OFFSET..code_len)?;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in code {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    Some((h, code_len))
+}
+
 /// The driver's version in the settings block: major, minor, patch, 0 (all zero in blobs
 /// built before the field existed).
 pub const DRIVER_VERSION_OFFSET: usize = SETTINGS_OFFSET + 28;

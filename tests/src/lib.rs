@@ -12,6 +12,7 @@
 //!
 //! Modules, one per concern:
 //! * [`cpu`]: CPU model selection.
+//! * [`coverage`]: instruction coverage of the Ferrite driver (`FERRITE_COVERAGE_DIR`).
 //! * [`bus`]: RAM, bus errors, the written-since-flush bitmap.
 //! * [`machine`]: the [`Machine`], its memory layout and the run loop.
 //! * [`lowmem`]: low-memory globals.
@@ -41,6 +42,7 @@
 
 pub mod bus;
 pub mod conformance;
+pub mod coverage;
 pub mod cpu;
 pub mod device_manager;
 pub mod drive_queue;

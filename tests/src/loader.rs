@@ -128,6 +128,7 @@ impl Machine {
         apply_relocs(&mut bytes, &image.relocs, base)
             .map_err(|e| RunError::setup(self.model(), format!("bad relocation table: {e}")))?;
         self.write_bytes(base, &bytes);
+        self.watch_code(base, &image.image);
         self.bus_mut()
             .fill_host(base + bytes.len() as u32, image.bss_len, 0);
         // As the ROM's loader does: flush the instruction cache after placing code.

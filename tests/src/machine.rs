@@ -286,6 +286,8 @@ pub struct Machine {
     /// The ROM's address range `[start, end)`, when a ROM model set one: the run ends when
     /// the PC reaches a call's return address there, and fails on any other ROM address.
     rom_region: Option<(u32, u32)>,
+    /// Driver instruction coverage, when `FERRITE_COVERAGE_DIR` is set ([`crate::coverage`]).
+    coverage: Option<crate::coverage::Recorder>,
 }
 
 impl Machine {
@@ -363,6 +365,7 @@ impl Machine {
             extensions: HashMap::new(),
             irq: Default::default(),
             rom_region: None,
+            coverage: crate::coverage::Recorder::from_env(),
             config,
         };
         m.next_tick_at = m.cycles_for_tick(1);
@@ -834,6 +837,15 @@ impl Machine {
         }
     }
 
+    /// Count the instructions of `image`, just placed at `base`, for driver coverage (a no-op
+    /// unless coverage is on and the image is a Ferrite driver).
+    pub(crate) fn watch_code(&mut self, base: u32, image: &[u8]) {
+        let base = self.bus.decode(base);
+        if let Some(c) = self.coverage.as_mut() {
+            c.watch(base, image);
+        }
+    }
+
     fn opcode_at(&self, pc: u32) -> u16 {
         if self.bus.in_ram(pc & !1, 2) {
             self.bus.peek_u16(pc & !1)
@@ -938,6 +950,12 @@ impl Machine {
                     opcode: 0,
                 };
                 return Err(self.fail(f, pc));
+            }
+            if self.coverage.as_ref().is_some_and(|c| c.watching()) {
+                let (at, opcode) = (self.bus.decode(pc), self.opcode_at(pc));
+                if let Some(c) = self.coverage.as_mut() {
+                    c.hit(at, opcode);
+                }
             }
             let result = self.cpu.step(&mut self.bus);
             match result {
@@ -1183,4 +1201,12 @@ impl std::fmt::Debug for Machine {
 fn assert_send() {
     fn is_send<T: Send>() {}
     is_send::<Machine>();
+}
+
+impl Drop for Machine {
+    fn drop(&mut self) {
+        if let Some(c) = self.coverage.as_mut() {
+            c.finish();
+        }
+    }
 }

@@ -290,3 +290,25 @@ fn verify_checks_every_block_of_the_drive() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn close_is_refused_and_the_driver_keeps_serving() {
+    // A startup disk's driver must never be closed: `_Close` gets closErr, the driver stays
+    // open and its drives keep working.
+    for cpu in CPUS {
+        for rom in ROMS {
+            let mut r = rig(cpu, rom, DiskConfig::default());
+            let w = r.what();
+            let pb = r.pb();
+            r.m.write_u16(pb + IO_REFNUM, r.ref_num as u16);
+            let e = r.m.device_call(0xA001, pb).unwrap() as i16;
+            assert_eq!(e, -24, "{w}: closErr");
+            let unit = !r.ref_num as u16;
+            assert!(r.m.driver_info(unit).unwrap().is_open(), "{w}: still open");
+            let buf = r.alloc(512);
+            let (e, _) = r.prime(READ, 0, FS_FROM_START, 512, buf, 512);
+            assert_eq!(e, 0, "{w}: still reads");
+        }
+    }
+}

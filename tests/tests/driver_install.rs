@@ -234,3 +234,78 @@ fn a_disk_below_2_tb_never_sees_read_capacity_16() {
         );
     }
 }
+
+/// `_NewPtr` calls in any form (`Sys`, `Clear`) during the boot.
+fn new_ptr_calls(report: &BootReport) -> u64 {
+    report
+        .traps
+        .iter()
+        .filter(|(n, _)| n.starts_with("NewPtr"))
+        .map(|(_, c)| *c)
+        .sum()
+}
+
+/// Put a closed stand-in driver (a handle to a zeroed DCE) in unit-table entry `unit`.
+fn occupy_unit(m: &mut Machine, unit: u16) {
+    let dce = m
+        .new_ptr(ZoneId::System, ferrite_emu::device_manager::DCE_SIZE, true)
+        .unwrap();
+    let handle = m.new_ptr(ZoneId::System, 4, true).unwrap();
+    m.write_u32(handle, dce);
+    let table = m.read_u32(lowmem::UTABLE_BASE);
+    m.write_u32(table + 4 * unit as u32, handle);
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_taken_unit_32_plus_id_sends_the_driver_to_the_first_free_unit_from_48() {
+    // Another driver sits in unit 32 + ID (a SCSI Manager 4.3 Mac, where the ROM finds the
+    // driver through its cross-reference): Ferrite takes the first free unit from 48, and
+    // serves its disk from there.
+    let rom = RomGeneration::ScsiManager43;
+    let disk = disk_with_volumes(driver_blob(), 1, 3000);
+    for cpu in CPUS {
+        let mut m = new_machine(cpu, rom);
+        occupy_unit(&mut m, 32 + ID as u16);
+        occupy_unit(&mut m, 48);
+        let (image, layout) = disk.build();
+        let mut target =
+            DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
+        target.write_store(0, &image).unwrap();
+        let mut r = boot_target_on(m, rom, target, layout);
+        assert!(
+            new_ptr_calls(&r.report) > 0,
+            "{cpu}: the globals are allocated"
+        );
+        assert_eq!(
+            r.ref_num, !49i16,
+            "{cpu}: unit 49, the first free one from 48"
+        );
+        let buf = r.alloc(512);
+        let (e, _) = r.prime(READ, 0, FS_FROM_START, 0, buf, 512);
+        assert_eq!(e, 0, "{cpu}: the volume reads through unit 49");
+        assert_eq!(
+            r.m.read_bytes(buf, 2),
+            vec![0, 0],
+            "{cpu}: block 0 of an HFS volume is its (empty) boot block"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_full_unit_table_is_refused_before_anything_is_allocated() {
+    let rom = RomGeneration::ScsiManager43;
+    for cpu in CPUS {
+        let report = failed_install(cpu, rom, |m, _| {
+            occupy_unit(m, 32 + ID as u16);
+            for unit in 48..m.read_u16(lowmem::UNIT_NTRY_CNT) {
+                occupy_unit(m, unit);
+            }
+        });
+        assert_eq!(trap_count(&report, "DrvrInstall"), 0, "{cpu}");
+        assert_eq!(new_ptr_calls(&report), 0, "{cpu}: no globals");
+        let d = report.drivers().next().expect("the driver ran");
+        assert_eq!(d.install_result as i16, -29, "{cpu}: unitTblFullErr");
+    }
+}

@@ -162,3 +162,49 @@ fn a_medium_changed_behind_the_drivers_back_gets_no_stale_write() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_medium_with_fewer_volumes_leaves_the_extra_drives_empty() {
+    // Two volumes, then a medium with one: the second drive stays in the queue (its number
+    // is the Finder's) but has no disk in place and refuses I/O; the first serves the new
+    // volume.
+    let disk = disk_with_volumes(driver_blob(), 2, 2500);
+    let one = disk_with_volumes(driver_blob(), 1, 3000);
+    let (mut image1, layout1) = one.build();
+    let start1 = layout1.volumes[0].0;
+    let at = (start1 as usize + 100) * 512;
+    image1[at..at + 512].fill(0xC1);
+    for cpu in CPUS {
+        for rom in ROMS {
+            let mut r = boot_disk(cpu, rom, &disk, removable());
+            let w = r.what();
+            assert_eq!(r.drives.len(), 2, "{w}: two volumes at boot");
+            let (first, second) = (r.drives[0].number, r.drives[1].number);
+            assert_eq!(r.control(Some(0), 7, &[]).0, 0, "{w}: eject");
+            let events = r.m.disk_events().len();
+            assert!(r.disk().replace_medium(&image1).unwrap(), "{w}");
+            idle(&mut r, 70);
+            let d0 = r.m.drive(first).unwrap();
+            assert_eq!(
+                (d0.disk_in_place, d0.blocks),
+                (2, 3000),
+                "{w}: the first drive serves the new medium's volume"
+            );
+            let d1 = r.m.drive(second).expect("the second drive stays queued");
+            assert_eq!(d1.disk_in_place, 0, "{w}: the second drive is empty");
+            assert_eq!(
+                r.m.disk_events()[events..].to_vec(),
+                vec![first as u32],
+                "{w}: only the volume that exists is posted"
+            );
+            assert_eq!(
+                read(&mut r, 1, 100, 1).0,
+                OFF_LIN_ERR,
+                "{w}: the empty drive refuses reads"
+            );
+            let (e, data) = read(&mut r, 0, 100, 1);
+            assert_eq!((e, data), (0, vec![0xC1; 512]), "{w}: the new volume reads");
+        }
+    }
+}

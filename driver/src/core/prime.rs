@@ -46,6 +46,8 @@ pub(super) fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
     pb.io_act_count.set(0);
     let t = match request::plan(g.drives[i].extent, pos, count) {
         Ok(t) => t,
+        // A drive a new medium has no partition for has an empty extent: off line.
+        Err(_) if g.drives[i].qel.disk_in_place == 0 => return err::OFF_LIN_ERR,
         Err(e) => return e,
     };
     if t.blocks == 0 {

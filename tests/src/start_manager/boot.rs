@@ -450,6 +450,7 @@ fn load_and_call(
         }
     };
     m.write_bytes(address, image);
+    m.watch_code(address, image);
     m.flush_icache(); // the ROM flushes after loading code
     let bits = m.read_u16(SCSI_DRVRS);
     m.write_u16(SCSI_DRVRS, bits | 1 << id);
