@@ -59,6 +59,7 @@ pub fn install_driver(path: &Path, options: &DriverOptions, driver: Option<&Path
         match &done.was {
             Some((name, kind, at)) =>
                 format!(" (was \"{name}\" {kind} at block {at}, now free space)"),
+            None if done.already => " (it was installed already)".into(),
             None => " (new partition)".into(),
         }
     );
@@ -81,6 +82,8 @@ pub struct Installed {
     pub was: Option<(String, String, u32)>,
     /// The settings installed (a Ferrite driver).
     pub settings: Option<Settings>,
+    /// The disk had this driver already (only the map was tidied).
+    pub already: bool,
 }
 
 /// Where the new driver goes.
@@ -136,6 +139,7 @@ pub fn install<D: BlockDevice + ?Sized>(
     let old = by_ddm.or_else(by_type);
 
     // Keep the installed Ferrite driver's settings unless told otherwise.
+    let mut old_bytes = None;
     if let Some(i) = old {
         let p = &map.partitions[i];
         let n = p.entry.boot_size.get() as usize;
@@ -143,6 +147,7 @@ pub fn install<D: BlockDevice + ?Sized>(
             let mut b = vec![0u8; (n as u64).div_ceil(bs) as usize * bs as usize];
             dev.read_blocks(p.start as u64, &mut b)
                 .map_err(|e| anyhow!("{e}"))?;
+            old_bytes = Some(b[..n].to_vec());
             if let (Ok(s), Ok(mut new)) = (Settings::read(&b[..n]), Settings::read(&blob)) {
                 new.write_cache = s.write_cache;
                 new.read_ahead = s.read_ahead;
@@ -168,7 +173,58 @@ pub fn install<D: BlockDevice + ?Sized>(
 
     let need = (blob.len() as u64).div_ceil(bs);
     let entries: Vec<PartitionEntry> = map.partitions.iter().map(|p| p.entry).collect();
-    let place = place_driver(&entries, need, map.disk_blocks as u64).ok_or_else(|| {
+    // Free for the new driver: Apple_Free partitions, and a driver partition of ours that no
+    // descriptor names (left by an install-driver that stopped before block 0).
+    let spare: Vec<bool> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            e.type_bytes() == part_type::FREE.as_bytes()
+                || (Some(i) != old
+                    && e.type_bytes() == part_type::DRIVER43.as_bytes()
+                    && e.name_bytes() == b"Macintosh"
+                    && !map
+                        .ddm
+                        .descriptors()
+                        .iter()
+                        .any(|d| d.block.get() == e.start.get()))
+        })
+        .collect();
+    // The same driver is installed already (an install-driver that stopped after block 0,
+    // run again): only the tidying is left — spare driver partitions become free space and
+    // every entry gets the map's count; each write is one entry no descriptor names.
+    if let Some(i) = old
+        && by_ddm == Some(i)
+        && old_bytes.as_deref() == Some(&blob[..])
+    {
+        let count = entries.len() as u32;
+        for (b, e) in entries.iter().enumerate() {
+            let mut want = if spare[b] && e.is_driver() {
+                free_entry(e.start.get() as u64, e.block_count.get() as u64)
+            } else {
+                *e
+            };
+            want.map_block_count.set(count);
+            if want != *e {
+                let mut blk = vec![0u8; bs as usize];
+                blk[..512].copy_from_slice(want.as_bytes());
+                dev.write_blocks(b as u64 + 1, &blk)
+                    .map_err(|e| anyhow!("{e}"))?;
+            }
+        }
+        dev.flush().map_err(|e| anyhow!("{e}"))?;
+        let p = &map.partitions[i];
+        return Ok(Installed {
+            bytes: blob.len(),
+            map_block: p.map_block,
+            start: p.start,
+            blocks: p.blocks,
+            was: None,
+            settings: Settings::read(&blob).ok(),
+            already: true,
+        });
+    }
+    let place = place_driver(&entries, &spare, need, map.disk_blocks as u64).ok_or_else(|| {
         anyhow!(
             "there is no room for the new driver ({}) beside the {}: it goes to free space \
              (an Apple_Free partition, space no partition covers, or the unused end of the \
@@ -205,11 +261,7 @@ pub fn install<D: BlockDevice + ?Sized>(
             after[j] = driver_entry;
             let left = free.block_count.get() as u64 - place.blocks;
             if left > 0 {
-                let mut rest = free;
-                rest.start.set((place.start + place.blocks) as u32);
-                rest.block_count.set(left as u32);
-                rest.data_count.set(left as u32);
-                after.push(rest);
+                after.push(free_entry(place.start + place.blocks, left));
             }
         }
         None => after.push(driver_entry),
@@ -225,14 +277,10 @@ pub fn install<D: BlockDevice + ?Sized>(
     let before_switch = after.clone();
     let old_start = old.map(|i| entries[i].start.get());
     if let Some(i) = old {
-        let mut free = PartitionEntry::zeroed();
-        free.sig.set(PM_SIGNATURE);
-        free.start = entries[i].start;
-        free.block_count = entries[i].block_count;
-        free.data_count = entries[i].block_count;
-        set_c_field(&mut free.name, "Extra");
-        set_c_field(&mut free.kind, part_type::FREE);
-        after[i] = free;
+        after[i] = free_entry(
+            entries[i].start.get() as u64,
+            entries[i].block_count.get() as u64,
+        );
     }
     let old_count = entries.len() as u32;
     let count = after.len() as u32;
@@ -305,7 +353,9 @@ pub fn install<D: BlockDevice + ?Sized>(
     let mut now: Vec<Vec<u8>> = (1..=count)
         .map(|b| {
             if b <= old_count {
-                entry_block(&entries[b as usize - 1], old_count)
+                // As they are on the disk (a stale count included).
+                let e = &entries[b as usize - 1];
+                entry_block(e, e.map_block_count.get())
             } else {
                 entry_block(&before_switch[b as usize - 1], count)
             }
@@ -356,14 +406,20 @@ pub fn install<D: BlockDevice + ?Sized>(
             )
         }),
         settings: Settings::read(&blob).ok(),
+        already: false,
     })
 }
 
 /// Find room for a driver partition of `need` blocks (up to [`DEFAULT_DRIVER_SLOT_BLOCKS`]
 /// when there is room for that, so that a larger driver fits later) that no entry in use
-/// covers: the first `Apple_Free` partition big enough, else the first stretch no entry
+/// covers: the first `spare` entry (free space) big enough, else the first stretch no entry
 /// covers, else the unused end of the map partition. A new entry needs room in the map.
-fn place_driver(entries: &[PartitionEntry], need: u64, disk_blocks: u64) -> Option<Place> {
+fn place_driver(
+    entries: &[PartitionEntry],
+    spare: &[bool],
+    need: u64,
+    disk_blocks: u64,
+) -> Option<Place> {
     let want = need.max(DEFAULT_DRIVER_SLOT_BLOCKS as u64);
     let map = entries
         .iter()
@@ -374,7 +430,7 @@ fn place_driver(entries: &[PartitionEntry], need: u64, disk_blocks: u64) -> Opti
     let can_add = map_blocks > k;
     for (j, e) in entries.iter().enumerate() {
         let n = e.block_count.get() as u64;
-        if e.type_bytes() == part_type::FREE.as_bytes() && n >= need {
+        if spare[j] && n >= need {
             // The rest stays free under a new entry; without room for one, the whole
             // free partition.
             let blocks = if can_add { n.min(want) } else { n };
@@ -421,6 +477,18 @@ fn place_driver(entries: &[PartitionEntry], need: u64, disk_blocks: u64) -> Opti
         }
     }
     None
+}
+
+/// An `Apple_Free` entry.
+fn free_entry(start: u64, blocks: u64) -> PartitionEntry {
+    let mut e = PartitionEntry::zeroed();
+    e.sig.set(PM_SIGNATURE);
+    e.start.set(start as u32);
+    e.block_count.set(blocks as u32);
+    e.data_count.set(blocks as u32);
+    set_c_field(&mut e.name, "Extra");
+    set_c_field(&mut e.kind, part_type::FREE);
+    e
 }
 
 /// Read the map as [`apm::read_map`] does, except that a driver whose checksum is wrong (a
