@@ -351,3 +351,77 @@ fn a_larger_driver_into_free_space_stopped_at_every_block() {
     assert_eq!(drv.blocks, 59);
     assert!(drv.start as u64 >= 64 + 18 + 6000, "{:?}", map.partitions);
 }
+
+/// The real driver, stopped at the first block, halfway through its code, just before and
+/// just after the switch and at the end: every such disk boots in the emulated Mac (a 68040
+/// with SCSI Manager 4.3, and a 68000 with the original SCSI Manager), the driver the map
+/// names loads and the volume mounts through it.
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn interrupted_installs_of_the_real_driver_boot() {
+    let real = cli::disk::EMBEDDED_DRIVER;
+    assert!(
+        !real.is_empty(),
+        "the real driver must be embedded: run `cargo xtask test` (or `cargo xtask build` first)"
+    );
+    // The installed driver: write cache off; the update turns it on (other bytes).
+    let mut old = real.to_vec();
+    cli::disk::apply_settings(
+        &mut old,
+        &DriverOptions {
+            write_cache: Some(false),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let original = disk(16_384, &old, 32, &[("Macintosh HD", PartSize::Rest)]);
+    let opts = DriverOptions {
+        write_cache: Some(true),
+        ..Default::default()
+    };
+    let run = |k: usize| {
+        let mut d = MemDisk::from_bytes(original.as_bytes().to_vec());
+        let mut dev = StopAfter {
+            disk: &mut d,
+            left: k,
+            written: 0,
+        };
+        let r = cli::driver::install(&mut dev, real.to_vec(), &opts);
+        let n = dev.written;
+        (d, r.is_ok(), n)
+    };
+    let (mut done, ok, total) = run(usize::MAX);
+    assert!(ok);
+    let new = driver_of(&mut done).unwrap();
+    assert_ne!(new, old);
+    // The switch: the first k at which the map names the new driver.
+    let switch = (0..=total)
+        .find(|&k| driver_of(&mut run(k).0).unwrap() == new)
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("ferrite-interrupted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut seen = (false, false);
+    for k in [0, 16, switch - 1, switch, total] {
+        let (mut d, _, _) = run(k);
+        let names = driver_of(&mut d).unwrap();
+        assert!(names == old || names == new, "after {k} blocks");
+        if names == new {
+            seen.1 = true;
+        } else {
+            seen.0 = true;
+        }
+        let path = dir.join(format!("HD00_512-{k}.hda"));
+        std::fs::write(&path, d.as_bytes()).unwrap();
+        for (rom, cpu) in [
+            (RomGeneration::ScsiManager43, 68040),
+            (RomGeneration::OriginalScsiManager, 68000),
+        ] {
+            cli::boot::boot(&path, rom, cpu, Some(0), None, None).unwrap_or_else(|e| {
+                panic!("stopped after {k} of {total} blocks (switch at {switch}): {e:#}")
+            });
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
+    assert_eq!(seen, (true, true), "both the old and the new driver booted");
+    let _ = std::fs::remove_dir_all(&dir);
+}
