@@ -614,3 +614,33 @@ fn install_driver_writes_only_its_disk_and_refuses_before_writing() {
         has(&err, &words);
     }
 }
+
+/// `boot` attaches the disk to the emulated Mac and reads through the driver: the disk and
+/// its folder do not change.
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn boot_writes_nothing() {
+    let s = Scratch::new("boot");
+    let app = s.app("app.bin");
+    s.ok(
+        &["init", "HD00_512.hda", "--size", "8M", "--setup-app", &app],
+        &["HD00_512.hda"],
+    );
+    s.write("a.txt", b"read back through the driver\n");
+    s.ok(&["add", "HD00_512.hda", "a.txt"], &["HD00_512.hda"]);
+    let out = s.ok(
+        &[
+            "boot",
+            "HD00_512.hda",
+            "--cat",
+            "a.txt",
+            "--rom",
+            "old",
+            "--cpu",
+            "68000",
+        ],
+        &[],
+    );
+    has(&out, &["read back through the driver", "mounted"]);
+    s.ok(&["boot", "HD00_512.hda"], &[]);
+}
