@@ -644,3 +644,64 @@ fn boot_writes_nothing() {
     has(&out, &["read back through the driver", "mounted"]);
     s.ok(&["boot", "HD00_512.hda"], &[]);
 }
+
+/// `qemu --dry-run` makes the PRAM file it names and nothing else; errors before it write
+/// nothing.
+#[test]
+fn qemu_makes_only_its_pram_file() {
+    let s = Scratch::new("qemu");
+    s.disk("HD20_512.hda");
+    // A stand-in Quadra 800 ROM: 1 MiB whose words after the first four bytes sum to the
+    // checksum those bytes hold.
+    let mut rom = vec![0u8; 1 << 20];
+    let sum: u32 = 0xF1AC_AD13;
+    rom[..4].copy_from_slice(&sum.to_be_bytes());
+    let (mut left, mut at) = (sum as u64, 4);
+    while left > 0 {
+        let w = left.min(0xFFFF);
+        rom[at..at + 2].copy_from_slice(&(w as u16).to_be_bytes());
+        left -= w;
+        at += 2;
+    }
+    s.write("Q800.ROM", &rom);
+    let out = s.ok(
+        &["qemu", "HD20_512.hda", "--rom", "Q800.ROM", "--dry-run"],
+        &["HD20_512.pram"],
+    );
+    has(&out, &["qemu-system-m68k", "HD20_512.pram"]);
+    // Kept the second time.
+    s.ok(
+        &["qemu", "HD20_512.hda", "--rom", "Q800.ROM", "--dry-run"],
+        &[],
+    );
+    s.write("short.rom", &rom[..1000]);
+    for (args, words) in [
+        (
+            vec![
+                "qemu",
+                "HD20_512.hda",
+                "--rom",
+                "short.rom",
+                "--dry-run",
+                "--pram",
+                "x.pram",
+            ],
+            vec!["short.rom"],
+        ),
+        (
+            vec![
+                "qemu",
+                "missing.hda",
+                "--rom",
+                "Q800.ROM",
+                "--dry-run",
+                "--pram",
+                "y.pram",
+            ],
+            vec!["missing.hda"],
+        ),
+    ] {
+        let err = s.refused(&args);
+        has(&err, &words);
+    }
+}
