@@ -512,6 +512,9 @@ fn add_errors_before_writing_leave_the_disk_as_it_was() {
     s.write("a.txt", b"hello\n");
     s.ok(&["add", "d.hda:A", "a.txt"], &["d.hda"]);
     s.write("huge.bin", &vec![9u8; 4 << 20]);
+    s.write("b.bin", &vec![3u8; 1200 << 10]);
+    s.write("c.bin", &vec![4u8; 1200 << 10]);
+    s.write("e.bin", &vec![5u8; 1200 << 10]);
     s.write("bad.bin", &{
         let mut b = macbinary::encode(&test_app());
         b[124] ^= 0xFF; // the header CRC no longer matches... kept as a plain file
@@ -526,7 +529,15 @@ fn add_errors_before_writing_leave_the_disk_as_it_was() {
             vec!["a.txt", "already exists"],
         ),
         (vec!["add", "d.hda:C", "a.txt"], vec!["\"C\""]),
-        (vec!["add", "d.hda:A", "huge.bin"], vec!["huge.bin"]),
+        (
+            vec!["add", "d.hda:A", "huge.bin"],
+            vec!["\"A\"", "free", "nothing was copied"],
+        ),
+        // Room for each file but not for all of them; into a folder not there yet.
+        (
+            vec!["add", "d.hda:A/New", "b.bin", "c.bin", "e.bin"],
+            vec!["free", "nothing was copied"],
+        ),
         (
             vec!["add", "d.hda:A", "a.txt", "missing.txt"],
             vec!["missing.txt"],
@@ -539,6 +550,8 @@ fn add_errors_before_writing_leave_the_disk_as_it_was() {
         let err = s.refused(&args);
         has(&err, &words);
     }
+    // Each of them fits.
+    s.ok(&["add", "d.hda:B", "e.bin"], &["d.hda"]);
     std::fs::create_dir(s.path("Empty Folder")).unwrap();
     s.write("Empty Folder/Finder.txt", b"not a System");
     let err = s.refused(&["add", "--system", "d.hda:B", "Empty Folder"]);
