@@ -503,6 +503,15 @@ fn add_and_extract_write_only_their_targets() {
     has(&err, &["Nope"]);
     let err = s.refused(&["extract", "d.hda", "d.hda", "--force"]);
     has(&err, &["same file"]);
+    // A volume whose MDB is gone: nothing to copy, no file made.
+    let map =
+        ferrite_formatter::apm::read_map(&mut ImageFile::open(&s.path("d.hda")).unwrap()).unwrap();
+    let b = map.hfs_partitions().nth(1).unwrap().start as usize;
+    let mut bytes = std::fs::read(s.path("d.hda")).unwrap();
+    bytes[b * 512 + 1024..b * 512 + 1026].fill(0);
+    s.write("d.hda", &bytes);
+    let err = s.refused(&["extract", "d.hda:2", "broken.dsk"]);
+    has(&err, &["volume 2", "ferrite check"]);
 }
 
 #[test]

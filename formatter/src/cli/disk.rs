@@ -256,6 +256,27 @@ pub fn first_data(path: &Path) -> Result<Option<u64>> {
     Ok(None)
 }
 
+/// A disk image file this run created: removed again unless [`Created::keep`] is called, so
+/// that a command failing halfway leaves no half-made disk behind.
+pub struct Created(Option<PathBuf>);
+
+impl Created {
+    pub fn new(path: &Path, new_file: bool) -> Self {
+        Created(new_file.then(|| path.to_path_buf()))
+    }
+    pub fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Created {
+    fn drop(&mut self) {
+        if let Some(p) = &self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 /// Open an existing disk with its block size (from block 0's `sbBlkSize`, else the file
 /// name, else 512).
 pub fn open_disk(path: &Path, write: bool) -> Result<ImageFile> {

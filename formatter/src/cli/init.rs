@@ -120,27 +120,6 @@ fn prepare_target(
     Ok((path, bs, Some(size), is_device))
 }
 
-/// A disk image file this run created: removed again unless [`Created::keep`] is called, so
-/// that a command failing halfway leaves no half-made disk behind.
-struct Created(Option<PathBuf>);
-
-impl Created {
-    fn new(path: &Path, new_file: bool) -> Self {
-        Created(new_file.then(|| path.to_path_buf()))
-    }
-    fn keep(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for Created {
-    fn drop(&mut self) {
-        if let Some(p) = &self.0 {
-            let _ = std::fs::remove_file(p);
-        }
-    }
-}
-
 /// Create (regular file) or open (device) the disk with `bytes` bytes of `bs`-byte blocks.
 fn create_disk(path: &Path, bytes: u64, bs: u32, is_device: bool) -> Result<ImageFile> {
     if !is_device {
@@ -382,7 +361,7 @@ pub fn init(a: &InitArgs) -> Result<()> {
         );
     }
     let specs = plan(&vols, disk_blocks, bs, blob.len(), app.as_ref())?;
-    let created = Created::new(&path, existing.is_none() && !is_device);
+    let created = disk::Created::new(&path, existing.is_none() && !is_device);
     let mut img = create_disk(&path, disk_blocks * bs as u64, bs, is_device)?;
     let layout = Layout {
         driver: Some(&blob),
@@ -508,7 +487,7 @@ pub fn convert(a: &ConvertArgs) -> Result<()> {
     if part_blocks > u32::MAX as u64 || disk_blocks > u32::MAX as u64 {
         bail!("the disk is too large for a partition map");
     }
-    let created = Created::new(&path, existing.is_none() && !is_device);
+    let created = disk::Created::new(&path, existing.is_none() && !is_device);
     let mut img = create_disk(&path, disk_blocks * bs as u64, bs, is_device)?;
     let layout = Layout {
         driver: Some(&blob),
