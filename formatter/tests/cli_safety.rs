@@ -591,7 +591,15 @@ fn install_driver_writes_only_its_disk_and_refuses_before_writing() {
     let vendor: Vec<u8> = (0..9000u32).map(|i| (i * 31 + 1) as u8).collect();
     s.write("vendor.drv", &vendor);
     s.write("plain.txt", b"not a disk");
+    // A map whose second entry is gone.
+    let mut broken = std::fs::read(s.path("d.hda")).unwrap();
+    broken[2 * 512..2 * 512 + 2].fill(0);
+    s.write("broken.hda", &broken);
     for (args, words) in [
+        (
+            vec!["install-driver", "broken.hda", "--driver", &drv2],
+            vec!["broken.hda", "ferrite check"],
+        ),
         (
             vec!["install-driver", "vol.dsk", "--driver", &drv2],
             vec!["vol.dsk", "no partition map", "ferrite convert"],
