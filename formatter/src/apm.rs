@@ -118,6 +118,9 @@ pub struct PartitionMap {
     pub disk_blocks: u32,
     pub ddm: DriverDescriptorMap,
     pub partitions: Vec<PartitionInfo>,
+    /// Map blocks whose `pmMapBlkCnt` is lower than block 1's (an `install-driver` stopped
+    /// after it added an entry): readable, and the next `install-driver` rewrites them.
+    pub stale_counts: Vec<u32>,
 }
 
 impl PartitionMap {
@@ -174,10 +177,25 @@ pub fn read_map<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<PartitionMap, Ap
         .into());
     }
     let mut partitions: Vec<PartitionInfo> = Vec::new();
+    // Entries whose `pmMapBlkCnt` is below block 1's (written before the map grew).
+    let mut stale: Vec<(u32, u32)> = Vec::new();
     for b in 1..=count {
         dev.read_blocks(b as u64, &mut block)?;
         let e = PartitionEntry::read(&block).expect("block is 512+ bytes");
-        e.validate(b, count, disk)?;
+        let found = e.map_block_count.get();
+        if e.sig.get() == PM_SIGNATURE && found != count && (b..count).contains(&found) {
+            // `install-driver` appends an entry by writing it past the map's end, then
+            // block 1 with the new count (the ROM, like Linux and pdisk, takes block 1's),
+            // then the other entries: a stop in between leaves lower counts here. Accepted
+            // when no reader that trusts each entry's own count would miss an HFS partition
+            // (checked below); `ferrite check` reports them.
+            let mut e = e;
+            e.map_block_count.set(count);
+            e.validate(b, count, disk)?;
+            stale.push((b, found));
+        } else {
+            e.validate(b, count, disk)?;
+        }
         for p in &partitions {
             if p.entry.overlaps(&e) {
                 return Err(MapError::EntriesOverlap {
@@ -196,6 +214,16 @@ pub fn read_map<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<PartitionMap, Ap
             status: e.status.get(),
             entry: e,
         });
+    }
+    if let Some(&(block, found)) = stale.iter().min_by_key(|(_, found)| *found)
+        && partitions.iter().any(|p| p.is_hfs() && p.map_block > found)
+    {
+        return Err(MapError::MapCountInconsistent {
+            block,
+            first: count,
+            found,
+        }
+        .into());
     }
     let map = partitions
         .iter()
@@ -248,6 +276,7 @@ pub fn read_map<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<PartitionMap, Ap
         disk_blocks: ddm.block_count.get(),
         ddm,
         partitions,
+        stale_counts: stale.into_iter().map(|(b, _)| b).collect(),
     })
 }
 
@@ -551,16 +580,27 @@ mod tests {
             }))
         ));
 
+        // A lower count that hides no HFS partition (blocks 1-4 hold both) is an entry
+        // written before the map grew: read, and reported.
         let mut d = written();
         set32(&mut d, 3 * 512 + 4, 4);
-        assert_eq!(
-            read_map(&mut d),
-            Err(ApmError::Map(MapError::MapCountInconsistent {
-                block: 3,
-                first: 5,
-                found: 4
-            }))
-        );
+        let m = read_map(&mut d).unwrap();
+        assert_eq!((m.partitions.len(), m.stale_counts.clone()), (5, vec![3]));
+        // One that would hide HFS partition B (block 4) from a reader trusting it, one
+        // below its own block, and one above block 1's are refused.
+        for (found, hides) in [(3, true), (2, false), (6, false)] {
+            let mut d = written();
+            set32(&mut d, 3 * 512 + 4, found);
+            assert_eq!(
+                read_map(&mut d),
+                Err(ApmError::Map(MapError::MapCountInconsistent {
+                    block: 3,
+                    first: 5,
+                    found
+                })),
+                "count {found} (hides B: {hides})"
+            );
+        }
 
         let mut d = written();
         d.as_bytes_mut()[4 * 512] = 0;

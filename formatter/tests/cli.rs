@@ -1781,13 +1781,16 @@ fn install_driver_over_a_third_party_driver_keeps_the_volumes() {
     assert_eq!(on_disk.len(), 12_500);
     assert!(!Settings::read(&on_disk).unwrap().write_cache, "kept off");
     assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
-    // A driver larger than the partition, with a volume right after it: refused, untouched.
+    // A driver larger than any free space (the old driver's partition and the end of the
+    // map, volumes right after them): refused, untouched.
     let huge = s.fake_ferrite(40_000, true);
+    let before = std::fs::read(s.path("d.hda")).unwrap();
     let err = fails(&s, &["install-driver", "d.hda", "--driver", &huge]);
     assert!(
-        err.contains("no room to grow") && err.contains("ferrite init --force"),
+        err.contains("no room for the new driver") && err.contains("ferrite init --force"),
         "{err}"
     );
+    assert!(std::fs::read(s.path("d.hda")).unwrap() == before);
     assert_eq!(driver_on_disk(&s.path("d.hda")).len(), 12_500);
 }
 
@@ -1821,16 +1824,19 @@ fn install_driver_adds_and_grows_a_driver_partition_in_free_space() {
     let d = parts.iter().find(|p| p.kind == "Apple_Driver43").unwrap();
     assert_eq!(d.blocks, 32, "18 blocks needed, the default slot taken");
     assert_eq!(parts.last().unwrap().kind, "Apple_Free");
-    // A bigger driver grows into the free space after it.
+    // A bigger driver goes to the free space after it (never over the installed one, so
+    // that a stop halfway leaves a driver that boots); the old partition becomes free.
     let big = s.fake_ferrite(30_000, false);
     ok(&s, &["install-driver", "nodrv.hda", "--driver", &big]);
     let parts = partitions(&path, 512);
     let d2 = parts.iter().find(|p| p.kind == "Apple_Driver43").unwrap();
-    assert_eq!((d2.start, d2.blocks), (d.start, 59));
+    assert_eq!((d2.start, d2.blocks), (d.start + 32, 59));
+    let old = parts.iter().find(|p| p.start == d.start).unwrap();
+    assert_eq!((old.kind.as_str(), old.blocks), ("Apple_Free", 32));
     let free = parts.last().unwrap();
     assert_eq!(
         (free.kind.as_str(), free.start, free.start + free.blocks),
-        ("Apple_Free", d.start + 59, 32768)
+        ("Apple_Free", d.start + 32 + 59, 32768)
     );
     assert_eq!(driver_on_disk(&path), std::fs::read(&big).unwrap());
     assert!(volume_clean(&path, 0));

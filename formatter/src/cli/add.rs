@@ -304,6 +304,7 @@ pub fn add(target: &str, files: &[PathBuf], text: bool) -> Result<()> {
         .map(|p| mac_name(p, 31, "folder name"))
         .collect::<Result<_>>()?;
     let refs: Vec<&[u8]> = path.iter().map(|p| p.as_slice()).collect();
+    check_room(&vol, &vol_name, &inputs)?;
     let folder = match vol.lookup_path(&refs) {
         Ok(e) if e.is_folder() => e.id,
         Ok(_) => bail!("{vol_name}:{} is a file, not a folder", t.path.join(":")),
@@ -319,6 +320,32 @@ pub fn add(target: &str, files: &[PathBuf], text: bool) -> Result<()> {
         info.files,
         human(info.free_blocks as u64 * info.alloc_block_size as u64)
     );
+    Ok(())
+}
+
+/// Refuse, before anything is written, files whose forks need more allocation blocks than
+/// the volume has free.
+pub fn check_room<D: ferrite_formatter::BlockDevice>(
+    vol: &ferrite_formatter::hfs::Volume<D>,
+    vol_name: &str,
+    inputs: &[Item],
+) -> Result<()> {
+    let info = vol.info();
+    let abs = info.alloc_block_size.max(1) as u64;
+    let need: u64 = inputs
+        .iter()
+        .filter_map(|(_, p)| p.as_ref())
+        .map(|p| (p.data.len() as u64).div_ceil(abs) + (p.rsrc.len() as u64).div_ceil(abs))
+        .sum();
+    if need > info.free_blocks as u64 {
+        bail!(
+            "disk full: volume \"{vol_name}\" has {} free but the files need {} ({need} allocation blocks of \
+             {abs} bytes, {} free): add fewer files or use a bigger volume; nothing was copied",
+            human(info.free_blocks as u64 * abs),
+            human(need * abs),
+            info.free_blocks
+        );
+    }
     Ok(())
 }
 
@@ -353,6 +380,7 @@ pub fn copy_items<D: ferrite_formatter::BlockDevice>(
             );
         }
     }
+    check_room(vol, vol_name, inputs)?;
     let total: u64 = inputs
         .iter()
         .filter_map(|(_, p)| p.as_ref())

@@ -22,6 +22,15 @@ pub fn driver_blob(file: Option<&Path>) -> Result<Vec<u8>> {
             if b.is_empty() {
                 bail!("the driver {} is empty", p.display());
             }
+            if b.len() > ferrite_formatter::apm::MAX_DRIVER_BYTES {
+                bail!(
+                    "the driver {} is {} bytes; a partition map driver can be at most {} \
+                     (pmBootSize is summed as a 16-bit count): use a smaller driver",
+                    p.display(),
+                    b.len(),
+                    ferrite_formatter::apm::MAX_DRIVER_BYTES
+                );
+            }
             Ok(b)
         }
         None if EMBEDDED_DRIVER.is_empty() => bail!(
@@ -214,6 +223,58 @@ pub fn sniff(path: &Path) -> Result<Contents> {
     c.hfs = be16(1024) == Some(HFS_SIGNATURE);
     c.hfs_plus = be16(1024) == Some(0x482B) || be16(1024) == Some(0x4858);
     Ok(c)
+}
+
+/// Bytes [`first_data`] reads at each end of a disk.
+pub const DATA_PROBE_BYTES: u64 = 1 << 20;
+
+/// The offset of the first non-zero byte in the first and last MiB of `path` (where
+/// partition tables, boot sectors, volume headers and their backups live), or `None` when
+/// both are zero: what `init` and `convert` take as a disk holding data.
+pub fn first_data(path: &Path) -> Result<Option<u64>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let len = f
+        .seek(SeekFrom::End(0))
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut spans = vec![(0, len.min(DATA_PROBE_BYTES))];
+    if len > DATA_PROBE_BYTES {
+        let at = (len - DATA_PROBE_BYTES).max(DATA_PROBE_BYTES);
+        spans.push((at, len - at));
+    }
+    let mut buf = vec![0u8; DATA_PROBE_BYTES as usize];
+    for (at, n) in spans {
+        let b = &mut buf[..n as usize];
+        f.seek(SeekFrom::Start(at))
+            .and_then(|_| f.read_exact(b))
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if let Some(i) = b.iter().position(|&x| x != 0) {
+            return Ok(Some(at + i as u64));
+        }
+    }
+    Ok(None)
+}
+
+/// A disk image file this run created: removed again unless [`Created::keep`] is called, so
+/// that a command failing halfway leaves no half-made disk behind.
+pub struct Created(Option<PathBuf>);
+
+impl Created {
+    pub fn new(path: &Path, new_file: bool) -> Self {
+        Created(new_file.then(|| path.to_path_buf()))
+    }
+    pub fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Created {
+    fn drop(&mut self) {
+        if let Some(p) = &self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 /// Open an existing disk with its block size (from block 0's `sbBlkSize`, else the file

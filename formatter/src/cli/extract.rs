@@ -1,7 +1,7 @@
 //! `ferrite extract`: copy one HFS volume out of a partitioned disk into a bare volume image,
 //! the kind emulators without SCSI mount (Mini vMac; Basilisk II and SheepShaver take either).
 
-use super::disk::{choose_volume, open_disk, parse_target, volume_names, volume_slots};
+use super::disk::{self, choose_volume, open_disk, parse_target, volume_names, volume_slots};
 use super::{human, progress};
 use anyhow::{Context, Result, anyhow, bail};
 use ferrite_formatter::hfs::Volume;
@@ -45,8 +45,16 @@ pub fn extract(target: &str, out: &Path, force: bool) -> Result<()> {
             );
         }
     }
+    // A volume that does not open would be copied to no use: refuse before creating OUT.
+    disk::open_volume(&mut img, &slot).map_err(|e| {
+        anyhow!(
+            "{e}: nothing was written; `ferrite check {}` tells more",
+            t.disk.display()
+        )
+    })?;
     let bs = img.block_size() as u64;
     let bytes = slot.blocks * bs;
+    let created = disk::Created::new(out, !out.exists());
     let mut dst = ImageFile::create(out, bytes)
         .with_context(|| format!("cannot create {}", out.display()))?;
     let mut src = Region::new(&mut img, slot.start, slot.blocks).map_err(|e| anyhow!("{e}"))?;
@@ -82,5 +90,6 @@ pub fn extract(target: &str, out: &Path, force: bool) -> Result<()> {
         human(bytes),
         t.disk.display()
     );
+    created.keep();
     Ok(())
 }

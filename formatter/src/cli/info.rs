@@ -237,6 +237,14 @@ pub fn check(path: &Path) -> Result<()> {
         disk::volume_slots(&mut img).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     if let Some(map) = &map {
         println!("partition map: valid, {} entries", map.partitions.len());
+        if !map.stale_counts.is_empty() {
+            println!(
+                "partition map: entries {:?} still give the map's old length (an install-driver \
+                 stopped before it finished; the Mac reads block 1's): `ferrite install-driver` \
+                 rewrites them",
+                map.stale_counts
+            );
+        }
         if map.ddm.descriptors().is_empty() {
             println!("driver: none (the disk will not boot; `ferrite install-driver` adds one)");
         } else {

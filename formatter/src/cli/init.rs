@@ -95,18 +95,22 @@ fn prepare_target(
         );
     }
     let c = disk::sniff(&path)?;
-    if c.anything() && !force {
+    if !force {
         let what = if c.map {
-            "a partition map"
+            Some("a partition map".to_string())
         } else if c.hfs_plus {
-            "an HFS Plus volume"
+            Some("an HFS Plus volume".into())
+        } else if c.hfs {
+            Some("an HFS volume".into())
         } else {
-            "an HFS volume"
+            disk::first_data(&path)?.map(|at| format!("data (a non-zero byte at offset {at})"))
         };
-        bail!(
-            "{} already holds {what}: add --force to erase it (everything on it is lost), or choose another file",
-            path.display()
-        );
+        if let Some(what) = what {
+            bail!(
+                "{} already holds {what}: add --force to erase it (everything on it is lost), or choose another file",
+                path.display()
+            );
+        }
     }
     let size = if is_device {
         ImageFile::open_with(&path, false, 512)?.size_bytes()
@@ -357,6 +361,7 @@ pub fn init(a: &InitArgs) -> Result<()> {
         );
     }
     let specs = plan(&vols, disk_blocks, bs, blob.len(), app.as_ref())?;
+    let created = disk::Created::new(&path, existing.is_none() && !is_device);
     let mut img = create_disk(&path, disk_blocks * bs as u64, bs, is_device)?;
     let layout = Layout {
         driver: Some(&blob),
@@ -393,6 +398,7 @@ pub fn init(a: &InitArgs) -> Result<()> {
         );
         warn_sizes(&p.name, bytes);
     }
+    created.keep();
     Ok(())
 }
 
@@ -481,6 +487,7 @@ pub fn convert(a: &ConvertArgs) -> Result<()> {
     if part_blocks > u32::MAX as u64 || disk_blocks > u32::MAX as u64 {
         bail!("the disk is too large for a partition map");
     }
+    let created = disk::Created::new(&path, existing.is_none() && !is_device);
     let mut img = create_disk(&path, disk_blocks * bs as u64, bs, is_device)?;
     let layout = Layout {
         driver: Some(&blob),
@@ -561,6 +568,7 @@ pub fn convert(a: &ConvertArgs) -> Result<()> {
         Some(_) => println!("  Ferrite Setup: the one already in its root folder"),
         None => println!("  no Ferrite Setup (--no-setup-app)"),
     }
+    created.keep();
     Ok(())
 }
 
