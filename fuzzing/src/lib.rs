@@ -11,9 +11,13 @@
 //!   (`regressions/<target>/`, one per crash ever found) and a few thousand deterministic
 //!   mutations of them ([`mutate`]).
 //!
+//! [`boot`] is the one target that needs the built 68k driver: it boots mutated disks in the
+//! emulated Mac (its own libFuzzer binary, `boot_disk`, and its own short-run test).
+//!
 //! The seeds are made by [`seeds`] with Ferrite's own formatter; `FERRITE_FUZZ_WRITE_SEEDS=1
 //! cargo test -p ferrite-fuzz` rewrites them.
 
+pub mod boot;
 pub mod mutate;
 pub mod seeds;
 pub mod targets;

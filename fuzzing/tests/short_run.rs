@@ -78,8 +78,11 @@ fn every_target_has_a_libfuzzer_binary() {
         .collect();
     have.sort();
     let mut want: Vec<String> = TARGETS.iter().map(|(n, _)| n.to_string()).collect();
+    want.push("boot_disk".into());
     want.sort();
     assert_eq!(have, want);
+    let boot = std::fs::read_to_string(bins.join("boot_disk.rs")).unwrap();
+    assert!(boot.contains("ferrite_fuzz::boot::boot_disk("));
     let manifest = std::fs::read_to_string(dir().join("../fuzz/Cargo.toml")).unwrap();
     for (n, _) in TARGETS {
         let body = std::fs::read_to_string(bins.join(format!("{n}.rs"))).unwrap();
@@ -209,4 +212,78 @@ fn seeds_are_valid_inputs() {
     for (_, b) in seeds("driver_settings") {
         ferrite_shared::driver_blob::Settings::read(&b).unwrap();
     }
+}
+
+/// Mutated disks booted in the emulated Mac with the real driver (`ferrite_fuzz::boot`):
+/// first the unmutated disk on both machines, which must mount both volumes (so the target
+/// really reaches the driver), then edits of the map aimed at the fields the driver reads.
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn boot_disk() {
+    use ferrite_fuzz::boot;
+    let started = Instant::now();
+    let blob =
+        boot::driver_blob().expect("target/m68k/ferrite-driver.bin: run `cargo xtask build`");
+    assert_eq!(
+        boot::mutated_image(blob, &[0]),
+        boot::mutated_image(blob, &[1])
+    );
+    for machine in [0u8, 1] {
+        assert_eq!(
+            boot::boot_and_check(blob, &[machine]),
+            boot::Outcome::Served(2)
+        );
+    }
+    let mut outcomes = std::collections::BTreeMap::<String, usize>::new();
+    // Edits: block, offset (16 bits), value. The offsets the driver reads in a map entry:
+    // signature 0–1, map count 4–7, start 8–11, size 12–15, type 48–79, data start/count
+    // 80–87, status 88–91; in block 0: block size 2–3, block count 4–7.
+    const FIELDS: [u16; 16] = [0, 1, 4, 7, 8, 10, 11, 12, 14, 15, 48, 53, 80, 84, 88, 91];
+    let mut rng = Rng::new(0xB007);
+    const RUNS: usize = 1000;
+    for i in 0..RUNS {
+        let mut input = vec![rng.below(2) as u8];
+        for _ in 0..1 + rng.below(6) {
+            let block = rng.below(6) as u8;
+            let off = if rng.below(4) == 0 {
+                rng.below(512) as u16
+            } else {
+                FIELDS[rng.below(FIELDS.len())]
+            };
+            let value = match rng.below(4) {
+                0 => 0,
+                1 => 0xFF,
+                _ => rng.below(256) as u8,
+            };
+            input.extend_from_slice(&[block, (off >> 8) as u8, off as u8, value]);
+        }
+        let r = std::panic::catch_unwind(|| boot::boot_and_check(blob, &input));
+        if let Ok(o) = r {
+            *outcomes.entry(format!("{o:?}")).or_default() += 1;
+        } else {
+            let out = dir()
+                .join("../target/fuzz-short-run")
+                .join(format!("boot_disk-{i}"));
+            std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+            std::fs::write(&out, &input).unwrap();
+            panic!(
+                "boot_disk: run {i} broke an invariant; the input is in {}",
+                out.display()
+            );
+        }
+    }
+    eprintln!(
+        "boot_disk: {RUNS} mutated boots in {:.1} s: {outcomes:?}",
+        started.elapsed().as_secs_f64()
+    );
+    // The edits must reach the driver: most boots load it, and what it serves varies.
+    let count = |k: &str| outcomes.get(k).copied().unwrap_or(0);
+    assert!(
+        count("NotLoaded") < RUNS / 2,
+        "the ROM refused too many: {outcomes:?}"
+    );
+    assert!(
+        outcomes.keys().filter(|k| k.starts_with("Served")).count() >= 2,
+        "too few kinds of outcome: {outcomes:?}"
+    );
 }
