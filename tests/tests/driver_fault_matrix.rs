@@ -789,6 +789,14 @@ fn matrix(cfg: Config) -> (Vec<Vec<Cell>>, Vec<String>) {
                     reported,
                     ..
                 } if fault == Fault::None => {
+                    if op == Op::Flush && !cfg.cache && counted.0 != 0 {
+                        violations.push(format!(
+                            "{}: `'flus'` sent {} commands with the cache off (the n/a cells \
+                             say none)",
+                            cfg.title(),
+                            counted.0
+                        ));
+                    }
                     base.insert(k, counted);
                     Cell::Ran {
                         err,
