@@ -209,6 +209,8 @@ pub struct Faults {
     pub delay: u32,
     /// A unit attention injected during the delay: reported from the first command after it.
     pub delayed_unit_attention: Option<(u8, u8)>,
+    /// The drive loses power as this command arrives (1 = the next; [`DiskTarget::inject_power_loss`]).
+    pub power_loss_in: Option<u32>,
 }
 
 /// Counters.
@@ -655,6 +657,15 @@ impl DiskTarget {
     /// The `nth` next command (1 = the next) resets the bus instead of running.
     pub fn inject_bus_reset(&mut self, nth: u32) {
         self.faults.bus_reset_in = Some(nth.max(1));
+    }
+
+    /// The `nth` next command (1 = the next) finds the drive losing power as it arrives: the
+    /// command is not performed, the write cache is lost ([`Self::power_loss`]) and the bus
+    /// is reset (a drive going down drops BSY in the middle of the command; the model ends it
+    /// as it ends a command that resets the bus); power is back at once, so the next command
+    /// gets UNIT ATTENTION 29/00.
+    pub fn inject_power_loss(&mut self, nth: u32) {
+        self.faults.power_loss_in = Some(nth.max(1));
     }
 
     /// The next `n` commands with a data phase move `bytes` fewer bytes than they should
@@ -1367,6 +1378,15 @@ impl ScsiTarget for DiskTarget {
                 self.asked = n;
             }
             return phase;
+        }
+        if let Some(n) = self.faults.power_loss_in {
+            if n <= 1 {
+                self.faults.power_loss_in = None;
+                self.power_loss();
+                self.busy = 0;
+                return DataPhase::BusReset;
+            }
+            self.faults.power_loss_in = Some(n - 1);
         }
         if let Some(code) = self.faults.delayed_unit_attention.take() {
             self.push_ua(Sense::new(key::UNIT_ATTENTION, code));
