@@ -72,11 +72,12 @@ enum Fault {
     ShortData,
     Deferred,
     Hang,
+    PowerLossMidCommand,
     PowerLoss,
     PowerLossAfterFlush,
 }
 
-const FAULTS: [Fault; 12] = [
+const FAULTS: [Fault; 13] = [
     Fault::None,
     Fault::Medium,
     Fault::NotReady,
@@ -87,6 +88,7 @@ const FAULTS: [Fault; 12] = [
     Fault::ShortData,
     Fault::Deferred,
     Fault::Hang,
+    Fault::PowerLossMidCommand,
     Fault::PowerLoss,
     Fault::PowerLossAfterFlush,
 ];
@@ -104,7 +106,8 @@ impl Fault {
             Fault::ShortData => "short data (512 B, 1 ×)",
             Fault::Deferred => "deferred write error (71h)",
             Fault::Hang => "hung target (1 command)",
-            Fault::PowerLoss => "power loss, no flush",
+            Fault::PowerLossMidCommand => "power loss at the operation's first command",
+            Fault::PowerLoss => "power loss after the operation, no flush",
             Fault::PowerLossAfterFlush => "power loss after the idle flush",
         }
     }
@@ -161,6 +164,9 @@ fn not_applicable(cfg: Config, fault: Fault, op: Op) -> Option<&'static str> {
         (Deferred, Op::Boot) => Some("the drive's cache is empty at power-on"),
         (Deferred, _) if !cfg.cache => Some("write-through: the drive writes nothing back later"),
         (None | PowerLoss | PowerLossAfterFlush, _) => Option::None,
+        (PowerLossMidCommand, Op::Flush) if !cfg.cache => {
+            Some("write-through: `'flus'` sends no command")
+        }
         (_, Op::Flush) if !cfg.cache => Some("write-through: `'flus'` sends no command"),
         (Medium, Op::Eject) if !cfg.cache => Some("write-through: eject moves no data"),
         (ShortData, Op::Flush | Op::Eject) => Some("no data phase"),
@@ -457,6 +463,50 @@ impl Run {
     }
 }
 
+impl Run {
+    /// The drive lost power during the operation (at its first command): what it holds now
+    /// (medium and cache) against the shadow. The loss is judged as at that moment — writes
+    /// acknowledged since the last flush completed *before* the operation may go, inside the
+    /// window — and a flush or an eject that answers noErr although acknowledged data was
+    /// lost under it is a violation too (the caller was told the data is safe). Returns the
+    /// blocks lost; the shadow then takes the drive's word.
+    fn lost_in_operation(&mut self, flushed_before: u64, op: Op, err: i16) -> Vec<u64> {
+        let blocks = self.r.disk().blocks();
+        let now = self.r.disk().read_visible(0, blocks).unwrap();
+        let idle_for = self.r.m.ticks().wrapping_sub(self.last_ack_tick);
+        let mut lost = Vec::new();
+        for b in 0..blocks {
+            let at = b as usize * 512;
+            if self.unknown.contains(&b) || now[at..at + 512] == self.shadow[at..at + 512] {
+                continue;
+            }
+            lost.push(b);
+            let allowed = self.cfg.cache
+                && idle_for <= WINDOW_TICKS
+                && self
+                    .acked
+                    .get(&b)
+                    .is_some_and(|&(seq, _)| seq > flushed_before);
+            if !allowed {
+                self.violations.push(format!(
+                    "power loss during the operation: block {b} lost outside the rule"
+                ));
+            }
+            self.shadow[at..at + 512].copy_from_slice(&now[at..at + 512]);
+        }
+        if !lost.is_empty() && err == 0 && matches!(op, Op::Flush | Op::Eject) {
+            self.violations.push(format!(
+                "{} answered noErr, but {} acknowledged blocks ({:?}…) it was to make durable \
+                 were lost at the power loss during it",
+                op.name(),
+                lost.len(),
+                lost.first()
+            ));
+        }
+        lost
+    }
+}
+
 /// Arm `fault` for the coming operation (not the boot's, nor the power losses).
 fn arm(run: &mut Run, fault: Fault, op: Op) {
     let lba = |run: &Run, block: u32| run.r.lba(0, block as u64 * 512);
@@ -485,6 +535,7 @@ fn arm(run: &mut Run, fault: Fault, op: Op) {
         Fault::BusReset => run.r.disk().inject_bus_reset(1),
         Fault::ShortData => run.r.disk().inject_short_data(1, 512),
         Fault::Hang => run.r.disk().inject_hang(1),
+        Fault::PowerLossMidCommand => run.r.disk().inject_power_loss(1),
         Fault::Deferred => {
             // A block acknowledged into the cache that the drive cannot write: it writes its
             // cache back on its own (the rest reaches the medium) and keeps a deferred error
@@ -504,8 +555,8 @@ fn arm(run: &mut Run, fault: Fault, op: Op) {
 }
 
 /// What is left of each injected fault: not ready, BUSY, selection timeouts, bus reset,
-/// short data, hangs, unit attentions, deferred errors.
-fn armed(d: &DiskTarget) -> [u64; 8] {
+/// short data, hangs, unit attentions, deferred errors, power loss.
+fn armed(d: &DiskTarget) -> [u64; 9] {
     let f = d.faults();
     [
         f.not_ready as u64,
@@ -516,11 +567,12 @@ fn armed(d: &DiskTarget) -> [u64; 8] {
         f.hangs as u64,
         d.pending_unit_attentions().len() as u64 + f.delayed_unit_attention.is_some() as u64,
         d.pending_deferred_errors().len() as u64,
+        f.power_loss_in.is_some() as u64,
     ]
 }
 
 /// Whether the operation met the fault: some of it was spent between `before` and `after`.
-fn met(fault: Fault, before: [u64; 8], after: [u64; 8]) -> bool {
+fn met(fault: Fault, before: [u64; 9], after: [u64; 9]) -> bool {
     let k = match fault {
         Fault::NotReady => 0,
         Fault::Busy => 1,
@@ -530,6 +582,7 @@ fn met(fault: Fault, before: [u64; 8], after: [u64; 8]) -> bool {
         Fault::Hang => 5,
         Fault::UnitAttention => 6,
         Fault::Deferred => 7,
+        Fault::PowerLossMidCommand => 8,
         _ => return true,
     };
     after[k] < before[k]
@@ -549,13 +602,12 @@ fn operate(run: &mut Run, op: Op) -> i16 {
 /// After the operation: power losses as the row says; then faults off, a removed medium back
 /// in, the driver shown to work (a write and a read), an idle second, and the medium compared
 /// with the shadow. Returns the acknowledged bytes lost and whether all were reported.
-fn recover_and_check(run: &mut Run, fault: Fault) -> (u64, bool) {
-    let mut lost = Vec::new();
+fn recover_and_check(run: &mut Run, fault: Fault, mut lost: Vec<u64>) -> (u64, bool) {
     match fault {
-        Fault::PowerLoss => lost = run.power_loss(),
+        Fault::PowerLoss => lost.extend(run.power_loss()),
         Fault::PowerLossAfterFlush => {
             run.idle(SETTLE_TICKS);
-            lost = run.power_loss();
+            lost.extend(run.power_loss());
         }
         _ => {
             // The faults stay armed while the driver flushes (a bad block meets its flush).
@@ -579,16 +631,20 @@ fn recover_and_check(run: &mut Run, fault: Fault) -> (u64, bool) {
     let later = run.differing();
     let fe = lost_record(&mut run.r);
     let fe_new = fe.0.saturating_sub(run.fe_before.0) as usize;
-    let reported = !later.is_empty() && fe_new >= later.len() && later.contains(&(fe.1 as u64));
-    if !later.is_empty() && !reported {
+    // The record names the block, or (a reset that may have taken the cache) no block.
+    let named =
+        |blocks: &[u64]| fe_new >= 1 && (fe.1 == u32::MAX || blocks.contains(&(fe.1 as u64)));
+    let later_reported = fe_new >= later.len() && named(&later);
+    if !later.is_empty() && !later_reported {
         run.violations.push(format!(
             "acknowledged blocks {later:?} are not on the medium after recovery and were not \
              reported ('FE' record {fe:?}, {} before)",
             run.fe_before.0
         ));
     }
-    let bytes = (lost.len() + later.len()) as u64 * 512;
-    (bytes, reported)
+    let all: Vec<u64> = lost.iter().chain(&later).copied().collect();
+    let bytes = all.len() as u64 * 512;
+    (bytes, !all.is_empty() && named(&all))
 }
 
 /// The error a boot ended with: the install's D0, else the first mount error, else noErr.
@@ -649,6 +705,7 @@ fn boot_cell(
         Fault::BusReset => t.inject_bus_reset(1),
         Fault::ShortData => t.inject_short_data(1, 512),
         Fault::Hang => t.inject_hang(1),
+        Fault::PowerLossMidCommand => t.inject_power_loss(1),
         Fault::None | Fault::PowerLoss | Fault::PowerLossAfterFlush | Fault::Deferred => {}
     }
     let before = armed(&t);
@@ -678,7 +735,7 @@ fn boot_cell(
             let mut run = Run::new(r, cfg, what);
             // The boot wrote nothing: the shadow is the image.
             run.shadow = image;
-            let (lost, reported) = recover_and_check(&mut run, fault);
+            let (lost, reported) = recover_and_check(&mut run, fault, Vec::new());
             violations.extend(run.violations);
             (
                 Cell::Ran {
@@ -739,7 +796,12 @@ fn op_cell(cfg: Config, fault: Fault, op: Op, base: (u64, u64)) -> (Cell, Vec<St
     run.take_log();
     let refused0 = run.r.disk().stats().refused_selections;
     let before = armed(run.r.disk());
+    let flushed_before = run.flushed_seq;
     let err = operate(&mut run, op);
+    let mut mid_lost = Vec::new();
+    if fault == Fault::PowerLossMidCommand {
+        mid_lost = run.lost_in_operation(flushed_before, op, err);
+    }
     let log = run.take_log();
     let refused = run.r.disk().stats().refused_selections - refused0;
     if !met(fault, before, armed(run.r.disk())) {
@@ -748,7 +810,7 @@ fn op_cell(cfg: Config, fault: Fault, op: Op, base: (u64, u64)) -> (Cell, Vec<St
     }
     let (cmds, dups) = count(&log);
     let retries = retries(cmds, dups, refused, base);
-    let (lost, reported) = recover_and_check(&mut run, fault);
+    let (lost, reported) = recover_and_check(&mut run, fault, mid_lost);
     (
         Cell::Ran {
             err,
