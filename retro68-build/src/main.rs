@@ -54,6 +54,9 @@ enum Cmd {
     /// to confirm the Ferrite driver is in the unit table and its volume in the drive queue.
     /// Without the variable it says it was skipped.
     QemuCheck,
+    /// Rewrite the fault matrix in docs/RELIABILITY.md (tests/tests/driver_fault_matrix.rs:
+    /// every injected fault × operation × SCSI Manager × write cache) after a build.
+    Reliability,
     /// The long soak of the driver (tests/tests/driver_soak.rs): random reads and writes —
     /// synchronous, asynchronous, immediate, with KillIO —, faults and power losses, checked
     /// against a shadow of what the driver acknowledged, on every ROM model and CPU.
@@ -166,6 +169,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Cmd::Test => test(&root)?,
         Cmd::QemuCheck => qemu_check(&root)?,
+        Cmd::Reliability => {
+            prereq::ensure_all()?;
+            let opts = Options::standard(&root);
+            build_all(&opts)?;
+            reliability(&root, &opts.out_dir)?;
+        }
         Cmd::Soak { seed, ops } => {
             prereq::ensure_all()?;
             let opts = Options::standard(&root);
@@ -808,6 +817,30 @@ fn soak(root: &Path, m68k_dir: &Path, seed: Option<u64>, ops: u64) -> Result<()>
         "xtask soak: {ops} operations on each of 5 machines passed in {:.0} s",
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// `cargo xtask reliability`: the fault-matrix suite under the default seed, rewriting its
+/// section of docs/RELIABILITY.md.
+fn reliability(root: &Path, m68k_dir: &Path) -> Result<()> {
+    let mut cmd = cargo_stable(root);
+    cmd.args([
+        "test",
+        "--quiet",
+        "-p",
+        "ferrite-emu",
+        "--test",
+        "driver_fault_matrix",
+    ])
+    .args(["--", "--include-ignored", "--nocapture"])
+    .env("FERRITE_M68K_DIR", m68k_dir)
+    .env("FERRITE_WRITE_DOCS", "1")
+    .env_remove("FERRITE_SEED");
+    let status = cmd.status().context("could not run cargo test")?;
+    if !status.success() {
+        bail!("the fault matrix failed (its message names the cell)");
+    }
+    println!("xtask reliability: docs/RELIABILITY.md has the fault matrix");
     Ok(())
 }
 

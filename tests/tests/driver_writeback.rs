@@ -220,3 +220,39 @@ fn a_drive_caching_on_its_own_is_flushed_even_when_the_settings_say_write_throug
         }
     }
 }
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_power_loss_under_a_flush_fails_it_and_is_kept() {
+    let disk = disk_with_volumes(driver_blob(), 1, 3000);
+    for cpu in CPUS {
+        for rom in ROMS {
+            let mut r = boot_disk(cpu, rom, &disk, DiskConfig::default());
+            let w = r.what();
+            let lba = r.lba(0, 610 * 512);
+            let data = write_blocks(&mut r, 610, 4, 0x29);
+            // The drive loses power as the SYNCHRONIZE CACHE arrives: its cache is gone; the
+            // flush sent again past UNIT ATTENTION 29/00 finds nothing to write.
+            r.disk().inject_power_loss(1);
+            let flushes = r.disk().opcode_count(SYNCHRONIZE_CACHE);
+            assert_eq!(
+                r.control(Some(0), 43, b"flus").0,
+                IO_ERR,
+                "{w}: not vouched for"
+            );
+            assert!(
+                r.disk().opcode_count(SYNCHRONIZE_CACHE) > flushes + 1,
+                "{w}: sent again past the unit attention"
+            );
+            assert_ne!(r.disk().read_store(lba, 4).unwrap(), data, "{w}: lost");
+            assert_eq!(
+                lost(&mut r),
+                (1, 0x06, 0x29, u32::MAX),
+                "{w}: kept: UNIT ATTENTION 29/00, no LBA"
+            );
+            // The next flush has nothing to answer for.
+            assert_eq!(r.control(Some(0), 43, b"flus").0, 0, "{w}");
+            assert_eq!(lost(&mut r).0, 1, "{w}");
+        }
+    }
+}

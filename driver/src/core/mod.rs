@@ -187,9 +187,9 @@ pub(super) fn need_time(g: &mut Globals) {
 }
 
 /// Keep a lost write from the fixed-format sense data `raw` (at least 14 bytes, parsed
-/// already) of a command (`opcode`): a deferred error (response code 71h), or MEDIUM ERROR
-/// (3) or HARDWARE ERROR (4) to SYNCHRONIZE CACHE. Bytes only: the record is kept as the
-/// drive said it.
+/// already) of a command (`opcode`): a deferred error (response code 71h), MEDIUM ERROR
+/// (3) or HARDWARE ERROR (4) to SYNCHRONIZE CACHE, or UNIT ATTENTION 29/xx with writes not
+/// yet flushed. Bytes only: the record is kept as the drive said it.
 #[inline(never)]
 pub(super) fn note_sense(g: &mut Globals, opcode: u8, raw: &[u8]) {
     let key = raw[2] & 0x0F;
@@ -199,7 +199,13 @@ pub(super) fn note_sense(g: &mut Globals, opcode: u8, raw: &[u8]) {
         g.medium_changed = 1;
         need_time(g);
     }
-    if deferred || opcode == scsi::op::SYNCHRONIZE_CACHE_10 && (3..=4).contains(&key) {
+    // UNIT ATTENTION 29/xx (power on or reset) while writes sit unflushed in the drive's
+    // cache: a drive that lost power lost them. SCSI-2's 29/00 does not tell a power loss
+    // from a bus reset (which keeps the cache), so this may be a false alarm — on the safe
+    // side: the flush that hears of it fails (`flush_cache`) instead of vouching for data
+    // that may be gone.
+    let reset = key == 6 && raw[12] == 0x29 && g.dirty != 0;
+    if deferred || reset || opcode == scsi::op::SYNCHRONIZE_CACHE_10 && (3..=4).contains(&key) {
         let l = &mut g.lost;
         // The count's low byte, saturating at 255 (the high byte stays 0).
         l[1] = l[1].saturating_add(1);

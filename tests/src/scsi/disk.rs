@@ -204,6 +204,13 @@ pub struct Faults {
     /// Commands with this opcode fail with HARDWARE ERROR 04/44/00 once this many of them
     /// have run ([`DiskTarget::inject_opcode_failure`]).
     pub failing_opcode: Option<(u8, u32)>,
+    /// Commands still to run clean before the other injected faults (not ready, selection
+    /// timeouts, BUSY, bus reset, hang, short data) apply ([`DiskTarget::delay_faults`]).
+    pub delay: u32,
+    /// A unit attention injected during the delay: reported from the first command after it.
+    pub delayed_unit_attention: Option<(u8, u8)>,
+    /// The drive loses power as this command arrives (1 = the next; [`DiskTarget::inject_power_loss`]).
+    pub power_loss_in: Option<u32>,
 }
 
 /// Counters.
@@ -229,6 +236,8 @@ pub struct DiskStats {
     /// Power losses, bus resets seen.
     pub power_losses: u64,
     pub bus_resets: u64,
+    /// Selections the drive did not answer (injected selection timeouts, off line).
+    pub refused_selections: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -605,6 +614,13 @@ impl DiskTarget {
         self.faults.write_errors.insert(lba);
     }
 
+    /// Forget every injected fault (medium errors, not ready, selection timeouts, off line,
+    /// BUSY, bus reset, hang, short data, failing opcode, delay). Pending sense, unit
+    /// attentions and deferred errors stay: they are the drive's state, not faults.
+    pub fn clear_faults(&mut self) {
+        self.faults = Faults::default();
+    }
+
     /// Forget injected medium errors.
     pub fn clear_medium_errors(&mut self) {
         self.faults.read_errors.clear();
@@ -643,12 +659,42 @@ impl DiskTarget {
         self.faults.bus_reset_in = Some(nth.max(1));
     }
 
+    /// The `nth` next command (1 = the next) finds the drive losing power as it arrives: the
+    /// command is not performed, the write cache is lost ([`Self::power_loss`]) and the bus
+    /// is reset (a drive going down drops BSY in the middle of the command; the model ends it
+    /// as it ends a command that resets the bus); power is back at once, so the next command
+    /// gets UNIT ATTENTION 29/00.
+    pub fn inject_power_loss(&mut self, nth: u32) {
+        self.faults.power_loss_in = Some(nth.max(1));
+    }
+
     /// The next `n` commands with a data phase move `bytes` fewer bytes than they should
     /// (DATA IN offers fewer; DATA OUT asks fewer and uses only the whole blocks it got),
     /// silently, with GOOD status where nothing else fails.
     pub fn inject_short_data(&mut self, n: u32, bytes: usize) {
         self.faults.short_data = n;
         self.faults.short_by = bytes;
+    }
+
+    /// The drive reports UNIT ATTENTION with `code` (ASC/ASCQ) to the next command but
+    /// INQUIRY and REQUEST SENSE, without any other change of state: e.g. 29/00 (power on,
+    /// reset or bus device reset occurred — a reset another initiator or the drive's own
+    /// firmware made) or 2A/01 (mode parameters changed by another initiator).
+    /// Injected while faults are delayed ([`Self::delay_faults`]), it waits for the delay too.
+    pub fn inject_unit_attention(&mut self, code: (u8, u8)) {
+        if self.faults.delay > 0 {
+            self.faults.delayed_unit_attention = Some(code);
+        } else {
+            self.push_ua(Sense::new(key::UNIT_ATTENTION, code));
+        }
+    }
+
+    /// The next `n` commands (selections included) run clean whatever is injected; the
+    /// not-ready, selection-timeout, BUSY, bus-reset, hang and short-data faults apply from
+    /// the command after them (e.g. past the ROM's own reads at boot, to reach the driver's).
+    /// Medium errors are per block and apply at once.
+    pub fn delay_faults(&mut self, n: u32) {
+        self.faults.delay = n;
     }
 
     /// Every command with `opcode` after the next `after` of them ends in CHECK CONDITION,
@@ -1295,10 +1341,12 @@ impl DiskTarget {
 impl ScsiTarget for DiskTarget {
     fn selectable(&mut self) -> bool {
         if self.faults.offline {
+            self.stats.refused_selections += 1;
             return false;
         }
-        if self.faults.selection_timeouts > 0 {
+        if self.faults.selection_timeouts > 0 && self.faults.delay == 0 {
             self.faults.selection_timeouts -= 1;
+            self.stats.refused_selections += 1;
             return false;
         }
         true
@@ -1312,6 +1360,36 @@ impl ScsiTarget for DiskTarget {
         self.stats.commands += 1;
         if let Some(&opcode) = cdb.first() {
             *self.stats.by_opcode.entry(opcode).or_default() += 1;
+        }
+        if self.faults.delay > 0 {
+            // A clean command: the injected bus faults wait (`delay_faults`).
+            self.faults.delay -= 1;
+            let saved = (self.faults.not_ready, self.faults.short_data);
+            self.faults.not_ready = 0;
+            self.faults.short_data = 0;
+            let lun = if lun != 0 { lun } else { cdb::cdb_lun(cdb) };
+            let phase = if lun != 0 {
+                self.other_lun(cdb)
+            } else {
+                self.lun0(cdb)
+            };
+            (self.faults.not_ready, self.faults.short_data) = saved;
+            if let DataPhase::Out(n) = phase {
+                self.asked = n;
+            }
+            return phase;
+        }
+        if let Some(n) = self.faults.power_loss_in {
+            if n <= 1 {
+                self.faults.power_loss_in = None;
+                self.power_loss();
+                self.busy = 0;
+                return DataPhase::BusReset;
+            }
+            self.faults.power_loss_in = Some(n - 1);
+        }
+        if let Some(code) = self.faults.delayed_unit_attention.take() {
+            self.push_ua(Sense::new(key::UNIT_ATTENTION, code));
         }
         if self.faults.hangs > 0 {
             self.faults.hangs -= 1;

@@ -215,30 +215,43 @@ pub fn boot_targets_with(
         ids.push((id, layout));
     }
     let report = boot(&mut m, cfg).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"));
-    let units: Vec<Unit> = ids
-        .into_iter()
-        .map(|(id, layout)| {
-            let ref_num = report
-                .drivers()
-                .find(|d| d.id == id)
-                .and_then(|d| d.ref_num)
-                .unwrap_or_else(|| {
-                    panic!("{cpu} {rom:?}: no driver installed for ID {id}\n{report}")
-                });
-            let drives = report
-                .drives
-                .iter()
-                .filter(|d| d.ref_num == ref_num)
-                .cloned()
-                .collect();
-            Unit {
-                id,
-                layout,
-                ref_num,
-                drives,
-            }
-        })
-        .collect();
+    rig_after_boot(m, rom, report, ids).unwrap_or_else(|(_, report, id)| {
+        panic!("{cpu} {rom:?}: no driver installed for ID {id}\n{report}")
+    })
+}
+
+/// The rig of a finished boot (`ids`: the SCSI IDs and layouts of the disks, in order), or,
+/// when a disk got no driver, the machine, the report and that ID back.
+#[allow(clippy::result_large_err)]
+pub fn rig_after_boot(
+    m: Machine,
+    rom: RomGeneration,
+    report: BootReport,
+    ids: Vec<(u8, TestDiskLayout)>,
+) -> Result<Rig, (Machine, BootReport, u8)> {
+    let cpu = m.model();
+    let mut units = Vec::new();
+    for (id, layout) in ids {
+        let Some(ref_num) = report
+            .drivers()
+            .find(|d| d.id == id)
+            .and_then(|d| d.ref_num)
+        else {
+            return Err((m, report, id));
+        };
+        let drives = report
+            .drives
+            .iter()
+            .filter(|d| d.ref_num == ref_num)
+            .cloned()
+            .collect();
+        units.push(Unit {
+            id,
+            layout,
+            ref_num,
+            drives,
+        });
+    }
     let first = units[0].clone();
     let mut rig = Rig {
         m,
@@ -254,7 +267,7 @@ pub fn boot_targets_with(
         kill_completion: 0,
     };
     rig.load_completions();
-    rig
+    Ok(rig)
 }
 
 /// The completion routine the async tests use: A0 = PB, D0 = result; it records D0, the
