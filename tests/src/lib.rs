@@ -43,6 +43,7 @@ pub mod bus;
 pub mod conformance;
 pub mod cpu;
 pub mod device_manager;
+pub mod difftest;
 pub mod drive_queue;
 pub mod error;
 pub mod events;
