@@ -14,6 +14,9 @@
 //! * [`gestalt`] — DriverGestalt answers.
 //! * `core` (68k only) — install, the Device Manager entries, the SCSI transports.
 //! * `mac` (68k only) — the wrapped Mac OS calls.
+//!
+//! Feature `logic-only`: the logic modules alone (no `core`, `mac`, icon or panic handler),
+//! for the on-target differential tests, which link them into a 68k program of their own.
 #![no_std]
 
 pub mod cache;
@@ -23,14 +26,14 @@ pub mod partition;
 pub mod request;
 pub mod sense;
 
-#[cfg(target_arch = "m68k")]
+#[cfg(all(target_arch = "m68k", not(feature = "logic-only")))]
 mod core;
-#[cfg(target_arch = "m68k")]
+#[cfg(all(target_arch = "m68k", not(feature = "logic-only")))]
 mod icon;
-#[cfg(target_arch = "m68k")]
+#[cfg(all(target_arch = "m68k", not(feature = "logic-only")))]
 mod mac;
 
-#[cfg(target_arch = "m68k")]
+#[cfg(all(target_arch = "m68k", not(feature = "logic-only")))]
 #[panic_handler]
 fn panic(_: &::core::panic::PanicInfo) -> ! {
     mac::panic()

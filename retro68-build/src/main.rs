@@ -92,6 +92,23 @@ enum Cmd {
         #[arg(long)]
         reuse: bool,
     },
+    /// The long run of the on-target differential tests (tests/difftest): the driver's logic
+    /// modules and the shared parsers on random inputs on the emulated 68000/68020/68040 and
+    /// under QEMU's 68000/68040, every result compared with the host's.
+    Difftest {
+        /// Inputs per function (20,000: about 15 minutes on one core).
+        #[arg(long, default_value_t = 20_000)]
+        iterations: u32,
+        /// The seed; a mismatch prints it with the input's index.
+        #[arg(long, default_value_t = 13)]
+        seed: u32,
+        /// Only the targets whose name contains this (`M68000`, `qemu`, …).
+        #[arg(long)]
+        only: Option<String>,
+        /// Only this function (a name, or part of one, from tests/difftest/src/lib.rs).
+        #[arg(long)]
+        function: Option<String>,
+    },
     /// Install the prerequisites only.
     Setup,
 }
@@ -204,6 +221,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if write_docs {
                 write_coverage_docs(&root, &cov)?;
             }
+        }
+        Cmd::Difftest {
+            iterations,
+            seed,
+            only,
+            function,
+        } => {
+            prereq::ensure_all()?;
+            let opts = Options::standard(&root);
+            build_all(&opts)?;
+            difftest(
+                &root,
+                &opts.out_dir,
+                iterations,
+                seed,
+                only.as_deref(),
+                function.as_deref(),
+                false,
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -580,6 +616,18 @@ fn test(root: &Path) -> Result<()> {
         "codegen conformance",
     )?;
 
+    // 2b. The on-target differential tests, short run: the driver's logic modules and the
+    // shared parsers on random inputs, every 68k target against the host.
+    difftest(
+        root,
+        &m68k_dir,
+        DIFFTEST_SHORT,
+        DIFFTEST_SEED,
+        None,
+        None,
+        true,
+    )?;
+
     // 3. Proof that the LLVM flag matters: without it, the build must be caught.
     let with_flag = built
         .iter()
@@ -881,6 +929,51 @@ fn driver_suites_under_seeds(root: &Path, m68k_dir: &Path, coverage_dir: &Path) 
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Inputs per function of the differential tests in `cargo xtask test`.
+const DIFFTEST_SHORT: u32 = 2000;
+/// Their seed (`cargo xtask difftest --seed` picks another).
+const DIFFTEST_SEED: u32 = 13;
+
+/// The on-target differential tests (`tests/src/bin/difftest.rs`).
+fn difftest(
+    root: &Path,
+    m68k_dir: &Path,
+    iterations: u32,
+    seed: u32,
+    only: Option<&str>,
+    function: Option<&str>,
+    quiet: bool,
+) -> Result<()> {
+    let mut cmd = cargo_stable(root);
+    cmd.args([
+        "run",
+        "--quiet",
+        "--release",
+        "-p",
+        "ferrite-emu",
+        "--bin",
+        "difftest",
+        "--",
+    ])
+    .arg(m68k_dir.join("test/ferrite-difftest.flat"))
+    .arg(m68k_dir.join("test/ferrite-difftest-linux.elf"))
+    .args(["--iterations", &iterations.to_string()])
+    .args(["--seed", &seed.to_string()]);
+    if let Some(o) = only {
+        cmd.args(["--only", o]);
+    }
+    if let Some(f) = function {
+        cmd.args(["--function", f]);
+    }
+    if quiet {
+        cmd.arg("--quiet");
+    }
+    status(
+        &mut cmd,
+        &format!("the differential tests (seed {seed}, {iterations} inputs per function)"),
+    )
 }
 
 fn conformance_runner(root: &Path) -> Command {

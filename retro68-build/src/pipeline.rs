@@ -187,6 +187,34 @@ pub const ARTIFACTS: &[Artifact] = &[
         shipped: false,
         rustflags: &[],
     },
+    // The on-target differential tests (`tests/difftest`): the driver's logic modules and the
+    // shared parsers on random inputs, compared with the host (`docs/RELIABILITY.md`).
+    Artifact {
+        name: "ferrite-difftest",
+        source: Source::Crate {
+            package: "ferrite-difftest",
+            features: &["mac"],
+            opt_level: "s",
+        },
+        kind: Kind::Flat {
+            exports: &["dt_function_count", "dt_run", "dt_trace"],
+        },
+        extra_asm: &[],
+        shipped: false,
+        rustflags: &[],
+    },
+    Artifact {
+        name: "ferrite-difftest-linux",
+        source: Source::Crate {
+            package: "ferrite-difftest",
+            features: &["linux"],
+            opt_level: "s",
+        },
+        kind: Kind::LinuxElf,
+        extra_asm: &["tests/difftest/linux_start.S"],
+        shipped: false,
+        rustflags: &[],
+    },
 ];
 
 /// Options for one pipeline run.

@@ -328,19 +328,16 @@ impl FlatImage {
         let export_len = be32(20)? as usize;
         let cpu = be32(24)?;
         let code_len = be32(28)?;
-        let img_start = header_len;
-        let rel_start = img_start
-            .checked_add(image_len)
-            .ok_or(FlatError::BadContainer("lengths overflow"))?;
-        let exp_start = rel_start
-            .checked_add(reloc_len)
-            .ok_or(FlatError::BadContainer("lengths overflow"))?;
-        let end = exp_start
-            .checked_add(export_len)
-            .ok_or(FlatError::BadContainer("lengths overflow"))?;
-        if end > bytes.len() {
+        // The sum in 64 bits: the verdict must not depend on the width of `usize` (on the
+        // 68k the sum of the four lengths could overflow it, on the host never).
+        let total = header_len as u64 + image_len as u64 + reloc_len as u64 + export_len as u64;
+        if total > bytes.len() as u64 {
             return Err(FlatError::BadContainer("truncated body"));
         }
+        let img_start = header_len;
+        let rel_start = img_start + image_len;
+        let exp_start = rel_start + reloc_len;
+        let end = exp_start + export_len;
         if code_len as usize > image_len {
             return Err(FlatError::BadContainer("code length exceeds image length"));
         }
@@ -382,6 +379,27 @@ impl FlatImage {
 mod tests {
     use super::*;
     use alloc::vec;
+
+    #[test]
+    fn lengths_past_4_gb_are_a_truncated_body_on_every_target() {
+        // Found by the on-target differential tests: the 68k (32-bit `usize`) said "lengths
+        // overflow" where the host said "truncated body".
+        let mut b = FlatImage {
+            image: alloc::vec![0; 8],
+            bss_len: 0,
+            relocs: alloc::vec![0],
+            exports: Vec::new(),
+            cpu: 68000,
+            code_len: 0,
+        }
+        .to_bytes();
+        b[8..12].copy_from_slice(&0xFFFF_FFF0u32.to_be_bytes());
+        b[16..20].copy_from_slice(&0x20u32.to_be_bytes());
+        assert_eq!(
+            FlatImage::parse(&b),
+            Err(FlatError::BadContainer("truncated body"))
+        );
+    }
 
     #[test]
     fn round_trip_all_encodings() {

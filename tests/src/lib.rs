@@ -45,6 +45,7 @@ pub mod conformance;
 pub mod coverage;
 pub mod cpu;
 pub mod device_manager;
+pub mod difftest;
 pub mod drive_queue;
 pub mod error;
 pub mod events;
