@@ -309,3 +309,44 @@ fn a_full_unit_table_is_refused_before_anything_is_allocated() {
         assert_eq!(d.install_result as i16, -29, "{cpu}: unitTblFullErr");
     }
 }
+
+/// How many commands the ROM sends before the driver's (its READ(6)s of the map and driver).
+fn rom_commands(cpu: ferrite_emu::CpuModel, rom: RomGeneration) -> u32 {
+    let disk = disk_with_volumes(driver_blob(), 2, 3000);
+    let (image, _) = disk.build();
+    let mut target =
+        DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
+    target.write_store(0, &image).unwrap();
+    let mut m = new_machine(cpu, rom);
+    scsi_manager::bus(&mut m).attach(ID, Box::new(target));
+    boot(&mut m, &BootConfig::new(rom)).unwrap();
+    scsi_manager::bus(&mut m)
+        .log()
+        .iter()
+        .take_while(|e| e.cdb[0] == 0x08)
+        .count() as u32
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_drive_that_never_becomes_ready_is_given_up_after_a_bound() {
+    // Past the ROM's reads, the drive answers NOT READY 04/01 ("becoming ready") for ever:
+    // the install waits with `_Delay` (interrupts are on at install), gives up after its
+    // bound, and leaves nothing behind.
+    for cpu in CPUS {
+        for rom in ROMS {
+            let n = rom_commands(cpu, rom);
+            assert!(n >= 2, "{cpu} {rom:?}: the ROM read the map and the driver");
+            let report = failed_install(cpu, rom, |_, t| {
+                t.delay_faults(n);
+                t.inject_not_ready(u32::MAX, ferrite_emu::scsi::NotReadyCause::BecomingReady);
+            });
+            let delays = trap_count(&report, "Delay");
+            assert!(
+                (10..=100).contains(&delays),
+                "{cpu} {rom:?}: waited with _Delay a bounded number of times ({delays})"
+            );
+            assert_eq!(trap_count(&report, "AddDrive"), 0, "{cpu} {rom:?}");
+        }
+    }
+}
