@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The LLVM option that keeps the M68k backend from putting register copies between a
-/// compare and its branch (see `shared/docs/toolchain.md`). Passed to every m68k crate,
+/// compare and its branch (see docs/codegen-conformance.md, "The bugs"). Passed to every m68k crate,
 /// `core`, `alloc` and `compiler_builtins` included.
 pub const PHI_FLAG: &str = "-C llvm-args=-phi-elim-split-all-critical-edges";
 

@@ -16,8 +16,8 @@
 //!   word in D1, and saves and restores D1, D2, A1, A2 and — unless bit 8 is set — A0 around
 //!   the routine. A handler that returns a value in one of those registers says so with
 //!   [`TrapCall::keep`]. On return the condition codes are set from D0.W as `TST.W D0` would
-//!   (N, Z from D0.W; V, C cleared; X unchanged). That last point is UNCONFIRMED in the facts
-//!   file; switch it off with [`TrapTable::set_ccr_from_d0`].
+//!   (N, Z from D0.W; V, C cleared; X unchanged). That last point is UNCONFIRMED (mac-facts
+//!   §9.2); switch it off with [`TrapTable::set_ccr_from_d0`].
 //! * Toolbox traps: Pascal stack convention. Nothing is saved or restored; the handler pops its
 //!   arguments and stores its result on the stack ([`crate::Machine::pascal_pop`]).
 //!
