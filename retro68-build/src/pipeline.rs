@@ -533,12 +533,7 @@ fn code_passes(a: &Artifact, linked: &mut Linked, opts: &Options) -> Result<Pass
     .len();
     let repair = if opts.repair_hazards {
         let (relaid, report) = m68k::repair_flag_hazards(
-            &linked.image,
-            linked.base,
-            linked.code_len,
-            linked.bss_len,
-            &linked.abs32,
-            &to_verifier_symbols(linked),
+            linked.as_image(&to_verifier_symbols(linked)),
             REPAIR_MAX_GAP,
         )
         .map_err(|e| anyhow::anyhow!("repairing flag hazards in {}: {e}", a.name))?;
@@ -553,16 +548,10 @@ fn code_passes(a: &Artifact, linked: &mut Linked, opts: &Options) -> Result<Pass
             (Some(u), Some(s)) => Some((u, s)),
             _ => None,
         };
-        let (relaid, report68) = m68k::repair_68000(
-            &linked.image,
-            linked.base,
-            linked.code_len,
-            linked.bss_len,
-            &linked.abs32,
-            &to_verifier_symbols(linked),
-            helpers,
-        )
-        .map_err(|e| anyhow::anyhow!("repairing 68020-only instructions in {}: {e}", a.name))?;
+        let (relaid, report68) =
+            m68k::repair_68000(linked.as_image(&to_verifier_symbols(linked)), helpers).map_err(
+                |e| anyhow::anyhow!("repairing 68020-only instructions in {}: {e}", a.name),
+            )?;
         maps.push(relaid.clone());
         adopt(linked, relaid);
         Some((report, report68))
