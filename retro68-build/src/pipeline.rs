@@ -344,9 +344,13 @@ pub fn extra_objects(a: &Artifact, opts: &Options) -> Result<Vec<PathBuf>> {
 fn assemble(name: &str, file: &Path, opts: &Options) -> Result<PathBuf> {
     std::fs::create_dir_all(&opts.build_dir)?;
     let obj = opts.build_dir.join(format!("{name}.o"));
+    // `.include` finds files next to the source (stub/relocate.S includes reloc_walk.S).
+    let dir = file.parent().unwrap_or(Path::new("."));
     let out = Command::new("m68k-linux-gnu-as")
         .args(["-m68000", "-o"])
         .arg(&obj)
+        .arg("-I")
+        .arg(dir)
         .arg(file)
         .output()
         .context("could not run m68k-linux-gnu-as")?;

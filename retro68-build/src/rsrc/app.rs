@@ -23,8 +23,12 @@ use ferrite_shared::flat::{FlatImage, decode_relocs};
 
 use super::fork::{Resource, ResourceFork};
 
-/// The start-up stub's source; [`stub`] assembles it.
-pub const STUB_SOURCE: &str = include_str!("../../stub/app_start.S");
+/// The start-up stub's source: the relocation walk (a macro shared with `stub/relocate.S`)
+/// and the stub that uses it; [`stub`] assembles it.
+pub const STUB_SOURCE: &str = concat!(
+    include_str!("../../stub/reloc_walk.S"),
+    include_str!("../../stub/app_start.S")
+);
 /// Bytes of the near segment header.
 pub const SEGMENT_HEADER_LEN: usize = 4;
 /// Bytes of the stub's parameter block (entry offset, table offset, relocated flag, 0, code
