@@ -361,19 +361,18 @@ fn code_addresses_held(image: &[u8], base: u32, code_len: u32, abs32: &[u32]) ->
         .collect()
 }
 
+/// The sweep of `img`'s text and the code addresses its data holds: where both repairs start.
+fn sweep_image(img: &LinkedImage<'_>) -> (Sweep, BTreeSet<u32>) {
+    let code = &img.image[..img.code_len as usize];
+    let sw = sweep(code, img.base, img.functions);
+    let held = code_addresses_held(img.image, img.base, img.code_len, img.abs32);
+    (sw, held)
+}
+
 /// Repairs the hazards across joins in a linked image (module docs); one relayout pass.
 pub fn repair_join_hazards(img: LinkedImage<'_>) -> Result<(Relaid, JoinReport), RelayoutError> {
-    let LinkedImage {
-        image,
-        base,
-        code_len,
-        abs32,
-        functions,
-        ..
-    } = img;
-    let code = &image[..code_len as usize];
-    let sw = sweep(code, base, functions);
-    let abs_entries = code_addresses_held(image, base, code_len, abs32);
+    let (base, functions) = (img.base, img.functions);
+    let (sw, abs_entries) = sweep_image(&img);
     let hazards = find(&sw, functions, &abs_entries);
     let insns = &sw.insns;
     let index: BTreeMap<u32, usize> = insns.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();
@@ -524,17 +523,8 @@ pub fn path_hazards(code: &[u8], base: u32, symbols: &[Symbol]) -> Vec<PathHazar
 /// Repairs [`PathHazard`]s by making each copy involved flag-neutral ([`neutral`]); one
 /// relayout pass.
 pub fn repair_path_hazards(img: LinkedImage<'_>) -> Result<(Relaid, JoinReport), RelayoutError> {
-    let LinkedImage {
-        image,
-        base,
-        code_len,
-        abs32,
-        functions,
-        ..
-    } = img;
-    let code = &image[..code_len as usize];
-    let sw = sweep(code, base, functions);
-    let abs_entries = code_addresses_held(image, base, code_len, abs32);
+    let (base, functions) = (img.base, img.functions);
+    let (sw, abs_entries) = sweep_image(&img);
     let index: BTreeMap<u32, usize> = sw
         .insns
         .iter()
