@@ -1,6 +1,6 @@
 //! Turning the drive's write cache on: from MODE SENSE(6) data of the caching page (current
 //! and changeable values, block descriptors disabled) to the MODE SELECT(6) parameter list,
-//! as `mac-driver-facts.md` §8.2 describes: the page exactly as the drive returned it, its
+//! as `docs/mac-facts.md` §8.2 describes: the page exactly as the drive returned it, its
 //! own length byte, PS cleared, WCE set; the header's mode data length is 0.
 
 use ferrite_shared::scsi::caching;

@@ -1,7 +1,7 @@
 | Ferrite driver, part 1 of 2: the boot-blob head. Hand-written, position-independent, kept
 | out of the build's code passes (it mixes data with code); verified instruction by
 | instruction around its data objects. Part 2, glue.S, connects the Mac to the Rust code.
-| Offsets and conventions: mac-driver-facts.md §2–§3 and shared/src/driver_blob.rs.
+| Offsets and conventions: `docs/mac-facts.md` §2–§3 and shared/src/driver_blob.rs.
 |
 | Blob layout (the partition holds the linked image followed by its relocation table):
 |   +0   bra.w install_original      ROM without SCSI Manager 4.3: D5 = SCSI ID

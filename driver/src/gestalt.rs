@@ -1,4 +1,4 @@
-//! DriverGestalt (Status 43) answers (`mac-driver-facts.md` §4.2). Responses are the longs
+//! DriverGestalt (Status 43) answers (`docs/mac-facts.md` §4.2). Responses are the longs
 //! stored from `driverGestaltResponse` (csParam+4) on; Booleans live in the first byte.
 
 /// Four-character code as a big-endian long.

@@ -1,7 +1,7 @@
 | Ferrite driver, part 2 of 2: the glue between the Mac and the Rust code, as ordinary
 | verified code. Device Manager entries (reached from the head's stubs) get A0 = parameter
 | block, A1 = DCE. Trap glue functions follow the C ABI (arguments on the stack, result in
-| D0; D0-D1/A0-A1 scratch). Conventions: mac-driver-facts.md §3, §6.7, §7, §9.
+| D0; D0-D1/A0-A1 scratch). Conventions: `docs/mac-facts.md` §3, §6.7, §7, §9.
 
         .equ    JIODone,        0x8FC
 

@@ -24,7 +24,7 @@ unsafe extern "C" {
     static ferrite_blob_start: [u8; 48];
 }
 
-/// Low-memory globals (`mac-driver-facts.md` §9.1).
+/// Low-memory globals (`docs/mac-facts.md` §9.1).
 pub mod lowmem {
     pub const UTABLE_BASE: u32 = 0x11C;
     pub const UNIT_NTRY_CNT: u32 = 0x1D2;

@@ -1,5 +1,5 @@
 //! What to do after a command did not end GOOD: retry, wait, start the unit, or give the Mac
-//! an error code (`mac-driver-facts.md` §8.3 and §9.3).
+//! an error code (`docs/mac-facts.md` §8.3 and §9.3).
 
 use ferrite_shared::mac::err;
 use ferrite_shared::scsi::{Sense, sense_key, status};
@@ -45,7 +45,7 @@ pub fn classify(scsi_status: u8, sense: Option<Sense>, _write: bool) -> Recovery
                 sense_key::ILLEGAL_REQUEST if s.asc == 0x21 => Recovery::Fail(err::PARAM_ERR),
                 sense_key::MISCOMPARE => Recovery::Fail(err::DATA_VER_ERR),
                 // `ioErr` for reads and writes alike: `writErr` (−20) is what the Device
-                // Manager answers for a driver not enabled for writes (facts §3.4), so a
+                // Manager answers for a driver not enabled for writes (mac-facts §3.4), so a
                 // caller would misread it.
                 sense_key::MEDIUM_ERROR | sense_key::HARDWARE_ERROR => Recovery::Fail(err::IO_ERR),
                 _ => Recovery::Fail(err::IO_ERR),

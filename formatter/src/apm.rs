@@ -1,5 +1,5 @@
 //! The Apple partition map: read and validate a whole map ([`read_map`]) and write the layout
-//! of `mac-driver-facts.md` §1.8 ([`write_map`]).
+//! of `docs/mac-facts.md` §1.8 ([`write_map`]).
 //!
 //! Written layout (512-byte blocks):
 //!

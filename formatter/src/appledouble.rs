@@ -1,4 +1,4 @@
-//! AppleSingle / AppleDouble version 2 (facts §5.2): reading the entries `add` needs.
+//! AppleSingle / AppleDouble version 2 (mac-facts §15.2): reading the entries `add` needs.
 
 use alloc::vec::Vec;
 use core::fmt;

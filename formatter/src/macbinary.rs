@@ -1,4 +1,4 @@
-//! MacBinary II (facts §5.1): a 128-byte header, the data fork and the resource fork, each
+//! MacBinary II (mac-facts §15.1): a 128-byte header, the data fork and the resource fork, each
 //! padded to 128 bytes. Reading also accepts MacBinary III (same header plus 'mBIN').
 
 use alloc::vec::Vec;

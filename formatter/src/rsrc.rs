@@ -1,11 +1,11 @@
-//! Reading a classic Mac resource fork (mac-app-hfs-facts §1): the System file's `'boot'`
+//! Reading a classic Mac resource fork (`docs/mac-facts.md` §11): the System file's `'boot'`
 //! and `'vers'` resources for `ferrite add --system`, Ferrite Setup's `CODE` resources. The
 //! fork comes from outside (a MacBinary or AppleDouble file): every offset is checked.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// The (type, ID) of every resource in a resource fork (mac-app-hfs-facts §1), checking that
+/// The (type, ID) of every resource in a resource fork (`docs/mac-facts.md` §11), checking that
 /// the header, the map, the type and reference lists and every resource's data lie inside it.
 pub fn resources(fork: &[u8]) -> Result<Vec<([u8; 4], i16)>, String> {
     Ok(resource_list(fork)?

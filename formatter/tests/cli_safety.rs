@@ -180,7 +180,7 @@ impl Drop for Scratch {
     }
 }
 
-/// A resource fork holding `res` (type, ID, data), laid out as mac-app-hfs-facts §1 says:
+/// A resource fork holding `res` (type, ID, data), laid out as `docs/mac-facts.md` §11 says:
 /// header, data at 256 (a length word before each resource), then the map (type list at
 /// map + 28, one reference list per type, an empty name list).
 fn resource_fork(res: &[(&[u8; 4], i16, &[u8])]) -> Vec<u8> {

@@ -41,7 +41,7 @@ fn fresh_volume_matches_the_libhfs_layout() {
     assert_eq!(u32::from_be_bytes(mdb[0x1E..0x22].try_into().unwrap()), 16);
     assert_eq!(&mdb[0x24..0x2D], b"\x08Test Vol");
     assert_eq!(&b[40_958 * 512..40_959 * 512], mdb, "alternate MDB");
-    // Catalog leaf (node 1): the bytes of facts §4.9.
+    // Catalog leaf (node 1): the bytes of mac-facts §14.9.
     let blk = 512usize;
     let tree_blocks = u16::from_be_bytes([mdb[0x98], mdb[0x99]]) as usize;
     let cat = 13 * 512 + tree_blocks * blk;

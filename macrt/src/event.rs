@@ -1,5 +1,5 @@
 //! The `EventRecord` and the constants of the Event, Window and Menu Managers
-//! (mac-app-hfs-facts.md §3.5).
+//! (`docs/mac-facts.md` §13.5).
 
 use zerocopy::byteorder::big_endian::{I16, U16, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};

@@ -6,7 +6,7 @@
 | must survive. The Rust declarations use only u32/i32/pointer parameters, so the slot of
 | an INTEGER holds it in its low word and that of a Boolean or CHAR in its low byte.
 |
-| Pascal side (mac-app-hfs-facts.md §3.2): reserve the function result, push the
+| Pascal side (`docs/mac-facts.md` §13.2): reserve the function result, push the
 | parameters left to right (the last on top), execute the trap; the trap pops the
 | parameters and may change D0-D2/A0-A1, and the result is left on the stack. A Boolean
 | parameter or result lives in the HIGH byte of its word (`move.b x,-(sp)` puts it there);
@@ -146,7 +146,7 @@
         PASCAL_SEL rt_SCSIComplete, 0xA815, 4, w, l, l, l
         PASCAL_SEL rt_SCSIRead,     0xA815, 5, w, l
 
-| ---- Register-based OS traps (mac-app-hfs-facts.md §3.3) ---------------------------------
+| ---- Register-based OS traps (`docs/mac-facts.md` §13.3) ---------------------------------
         .text
 | void *rt_NewPtr(u32 size): NIL when the heap has no room.
         .globl  rt_NewPtr

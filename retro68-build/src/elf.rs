@@ -236,6 +236,22 @@ pub fn read_linked(data: &[u8]) -> Result<Linked> {
 }
 
 impl Linked {
+    /// The image as the relayout and repair passes read it, with `functions` (the
+    /// verifier's form of [`Linked::functions`]) as decoding restart points.
+    pub fn as_image<'a>(
+        &'a self,
+        functions: &'a [crate::m68k::Symbol],
+    ) -> crate::m68k::LinkedImage<'a> {
+        crate::m68k::LinkedImage {
+            image: &self.image,
+            base: self.base,
+            code_len: self.code_len,
+            bss_len: self.bss_len,
+            abs32: &self.abs32,
+            functions,
+        }
+    }
+
     /// Check that each PC-relative relocation in `[from, code_len)` is the displacement of
     /// an instruction (decoded from `from`, restarting at the function symbols) that has a
     /// PC-relative operand, and, for a branch, reaches the relocation's target; each one in

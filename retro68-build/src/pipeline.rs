@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The LLVM option that keeps the M68k backend from putting register copies between a
-/// compare and its branch (see `shared/docs/toolchain.md`). Passed to every m68k crate,
+/// compare and its branch (see docs/codegen-conformance.md, "The bugs"). Passed to every m68k crate,
 /// `core`, `alloc` and `compiler_builtins` included.
 pub const PHI_FLAG: &str = "-C llvm-args=-phi-elim-split-all-critical-edges";
 
@@ -372,9 +372,13 @@ pub fn extra_objects(a: &Artifact, opts: &Options) -> Result<Vec<PathBuf>> {
 fn assemble(name: &str, file: &Path, opts: &Options) -> Result<PathBuf> {
     std::fs::create_dir_all(&opts.build_dir)?;
     let obj = opts.build_dir.join(format!("{name}.o"));
+    // `.include` finds files next to the source (stub/relocate.S includes reloc_walk.S).
+    let dir = file.parent().unwrap_or(Path::new("."));
     let out = Command::new("m68k-linux-gnu-as")
         .args(["-m68000", "-o"])
         .arg(&obj)
+        .arg("-I")
+        .arg(dir)
         .arg(file)
         .output()
         .context("could not run m68k-linux-gnu-as")?;
@@ -561,12 +565,7 @@ fn code_passes(a: &Artifact, linked: &mut Linked, opts: &Options) -> Result<Pass
     .len();
     let repair = if opts.repair_hazards {
         let (relaid, report) = m68k::repair_flag_hazards(
-            &linked.image,
-            linked.base,
-            linked.code_len,
-            linked.bss_len,
-            &linked.abs32,
-            &to_verifier_symbols(linked),
+            linked.as_image(&to_verifier_symbols(linked)),
             REPAIR_MAX_GAP,
         )
         .map_err(|e| anyhow::anyhow!("repairing flag hazards in {}: {e}", a.name))?;
@@ -581,16 +580,10 @@ fn code_passes(a: &Artifact, linked: &mut Linked, opts: &Options) -> Result<Pass
             (Some(u), Some(s)) => Some((u, s)),
             _ => None,
         };
-        let (relaid, report68) = m68k::repair_68000(
-            &linked.image,
-            linked.base,
-            linked.code_len,
-            linked.bss_len,
-            &linked.abs32,
-            &to_verifier_symbols(linked),
-            helpers,
-        )
-        .map_err(|e| anyhow::anyhow!("repairing 68020-only instructions in {}: {e}", a.name))?;
+        let (relaid, report68) =
+            m68k::repair_68000(linked.as_image(&to_verifier_symbols(linked)), helpers).map_err(
+                |e| anyhow::anyhow!("repairing 68020-only instructions in {}: {e}", a.name),
+            )?;
         maps.push(relaid.clone());
         adopt(linked, relaid);
         Some((report, report68))

@@ -12,11 +12,12 @@
 |   params+16       the image: text, data, then bss stored as zeros, exactly as linked at 0
 |
 | The image runs where the Segment Loader put CODE 1 (a locked handle in the application
-| heap): it is relocated in place with the compact table (the walk of stub/relocate.S:
-| ferrite-shared/src/flat.rs), so code, data and bss stay contiguous as the linker laid them
-| out. Then the instruction cache is flushed with _HWPriv (selector 1) when that trap exists,
-| and control jumps to the entry with the registers the Segment Loader gave us (A5 = the
-| application's A5 world; the stack as the launch left it). 68000 instructions only.
+| heap): it is relocated in place with the compact table (ferrite-shared/src/flat.rs; the
+| walk is the FERRITE_RELOC_WALK macro of stub/reloc_walk.S, which the build puts in front
+| of this file), so code, data and bss stay contiguous as the linker laid them out. Then the
+| instruction cache is flushed with _HWPriv (selector 1) when that trap exists, and control
+| jumps to the entry with the registers the Segment Loader gave us (A5 = the application's
+| A5 world; the stack as the launch left it). 68000 instructions only.
 
         .text
         .globl  ferrite_app_start
@@ -29,32 +30,7 @@ ferrite_app_start:
         move.l  %a0,%d1                 | d1 = the value to add
         movea.l %a0,%a1
         adda.l  params+4(%pc),%a1       | a1 = the relocation table
-.Lnext:
-        moveq   #0,%d0
-        move.b  (%a1)+,%d0              | first byte of the entry
-        beq.s   .Lflush                 | 00: end of table
-        bmi.s   .Llong                  | 80..FF: longer forms
-        subq.w  #1,%d0                  | 01..7F: k = b - 1
-.Lhalf:
-        add.l   %d0,%d0                 | distance = 2k
-.Lapply:
-        adda.l  %d0,%a0                 | a0 = the relocated word
-        add.l   %d1,(%a0)+              | relocate it; cursor = word + 4
-        bra.s   .Lnext
-.Llong:
-        cmpi.b  #0xFF,%d0
-        beq.s   .Lword
-        andi.w  #0x7F,%d0               | 80..FE nn: k = (b & 7F) << 8 | nn
-        lsl.w   #8,%d0
-        move.b  (%a1)+,%d0
-        bra.s   .Lhalf
-.Lword:
-        moveq   #3,%d2                  | FF nn nn nn nn: distance, big-endian
-.Lbyte:
-        lsl.l   #8,%d0
-        move.b  (%a1)+,%d0
-        dbra    %d2,.Lbyte
-        bra.s   .Lapply
+        FERRITE_RELOC_WALK .Lflush
 .Lflush:
         move.w  #0xA198,%d0             | _HWPriv
         .short  0xA346                  | _GetOSTrapAddress -> a0

@@ -3,8 +3,8 @@
 //! has been built, on the codegen suite.
 
 use retro68_build::m68k::{
-    Cpu, Edit, Kind, Piece, Rule, Symbol, decode, hazards, legalize, relayout, repair_flag_hazards,
-    verify,
+    Cpu, Edit, Kind, LinkedImage, Piece, Rule, Symbol, decode, hazards, legalize, relayout,
+    repair_flag_hazards, verify,
 };
 
 fn code(words: &[u16]) -> Vec<u8> {
@@ -59,10 +59,7 @@ fn codegen_suite() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(4);
-    let (r, rep) = repair_flag_hazards(
-        &l.image, l.base, l.code_len, l.bss_len, &l.abs32, &syms, gap,
-    )
-    .unwrap();
+    let (r, rep) = repair_flag_hazards(l.as_image(&syms), gap).unwrap();
     let new_syms: Vec<Symbol> = syms
         .iter()
         .map(|s| Symbol {
@@ -231,12 +228,14 @@ fn sample_repair() {
     let image = code(&SAMPLE);
     let old = insns(&image[..SAMPLE_CODE_LEN as usize], BASE);
     let (r, rep) = repair_flag_hazards(
-        &image,
-        BASE,
-        SAMPLE_CODE_LEN,
-        0,
-        &SAMPLE_ABS32,
-        &sample_syms(),
+        LinkedImage {
+            image: &image,
+            base: BASE,
+            code_len: SAMPLE_CODE_LEN,
+            bss_len: 0,
+            abs32: &SAMPLE_ABS32,
+            functions: &sample_syms(),
+        },
         0,
     )
     .unwrap();
@@ -334,12 +333,14 @@ fn sample_repair() {
     }
     // Deterministic.
     let (r2, _) = repair_flag_hazards(
-        &image,
-        BASE,
-        SAMPLE_CODE_LEN,
-        0,
-        &SAMPLE_ABS32,
-        &sample_syms(),
+        LinkedImage {
+            image: &image,
+            base: BASE,
+            code_len: SAMPLE_CODE_LEN,
+            bss_len: 0,
+            abs32: &SAMPLE_ABS32,
+            functions: &sample_syms(),
+        },
         0,
     )
     .unwrap();
@@ -366,7 +367,7 @@ fn widening() {
         len: 0,
         with: vec![Piece::Bytes(vec![0x4E, 0x71])],
     };
-    let r = relayout(&image, BASE, len, 0, &[], &[], &[edit]).unwrap();
+    let r = relayout(LinkedImage::text(&image, BASE, len), &[edit]).unwrap();
     assert_eq!(r.widened, 2);
     let text = &r.image[..r.code_len as usize];
     let at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
@@ -399,7 +400,7 @@ fn widening() {
     assert_eq!(r.shift, 8);
     assert_eq!(&text[text.len() - 2..], &[0x4E, 0x71]);
     // Without the insertion nothing changes.
-    let same = relayout(&image, BASE, len, 0, &[], &[], &[]).unwrap();
+    let same = relayout(LinkedImage::text(&image, BASE, len), &[]).unwrap();
     assert_eq!(same.image, image);
     assert_eq!(same.widened, 0);
 }
@@ -416,7 +417,7 @@ fn out_of_range() {
         len: 0,
         with: vec![Piece::Bytes(vec![0x4E, 0x71])],
     };
-    let e = relayout(&image, BASE, image.len() as u32, 0, &[], &[], &[edit]).unwrap_err();
+    let e = relayout(LinkedImage::text(&image, BASE, image.len() as u32), &[edit]).unwrap_err();
     assert!(
         matches!(e, retro68_build::m68k::RelayoutError::OutOfRange { .. }),
         "{e}"
@@ -431,7 +432,7 @@ fn out_of_range() {
         len: 0,
         with: vec![Piece::Bytes(vec![0x4E, 0x71, 0x4E, 0x71])],
     };
-    let e = relayout(&image, BASE, image.len() as u32, 0, &[], &[], &[edit]).unwrap_err();
+    let e = relayout(LinkedImage::text(&image, BASE, image.len() as u32), &[edit]).unwrap_err();
     assert!(
         matches!(e, retro68_build::m68k::RelayoutError::OutOfRange { .. }),
         "{e}"
@@ -455,7 +456,14 @@ fn dbcc_and_scc() {
         addr: BASE,
         size: len,
     }];
-    let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
+    let (r, rep) = repair_flag_hazards(
+        LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&image, BASE, len)
+        },
+        0,
+    )
+    .unwrap();
     assert_eq!(
         rep.repaired[..3],
         [(0x1002, 0x1004), (0x1012, 0x1014), (0x1018, 0x101a)]
@@ -505,7 +513,14 @@ fn gaps_and_chains() {
         addr: BASE,
         size: len,
     }];
-    let (r0, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
+    let (r0, rep) = repair_flag_hazards(
+        LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&image, BASE, len)
+        },
+        0,
+    )
+    .unwrap();
     // The gap is left to the last pass, which makes the copy flag-neutral; the chain is
     // repaired in two passes even without a gap.
     assert!(rep.unrepaired.is_empty(), "{rep}");
@@ -515,7 +530,14 @@ fn gaps_and_chains() {
         decode(text0, 2, BASE + 2).unwrap().text,
         "movem.l %d6,-(%sp)"
     );
-    let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 2).unwrap();
+    let (r, rep) = repair_flag_hazards(
+        LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&image, BASE, len)
+        },
+        2,
+    )
+    .unwrap();
     assert!(rep.unrepaired.is_empty(), "{rep}");
     assert_eq!(rep.passes, 2);
     let text = &r.image[..r.code_len as usize];
@@ -581,7 +603,14 @@ fn join_hazards() {
     }];
     let before = verify(&image, BASE, Cpu::M68000, &syms);
     assert_eq!(before.with_rule(Rule::FlagHazard).count(), 4, "{before}");
-    let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
+    let (r, rep) = repair_flag_hazards(
+        LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&image, BASE, len)
+        },
+        0,
+    )
+    .unwrap();
     assert!(rep.unrepaired.is_empty(), "{rep}");
     let text = &r.image[..r.code_len as usize];
     let at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
@@ -642,7 +671,14 @@ fn consumer_at_a_branch_target() {
         addr: BASE,
         size: len,
     }];
-    let (r, rep) = repair_flag_hazards(&image, BASE, len, 0, &[], &syms, 0).unwrap();
+    let (r, rep) = repair_flag_hazards(
+        LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&image, BASE, len)
+        },
+        0,
+    )
+    .unwrap();
     assert_eq!(rep.repaired.len(), 1, "{rep:?}");
     assert!(rep.unrepaired.is_empty());
     let text = &r.image[..r.code_len as usize];

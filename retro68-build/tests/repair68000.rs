@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use retro68_build::m68k::{Construct68000, Cpu, Rule, Symbol, decode, repair_68000, verify};
+use retro68_build::m68k::{
+    Construct68000, Cpu, LinkedImage, Rule, Symbol, decode, repair_68000, verify,
+};
 
 fn code(words: &[u16]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_be_bytes()).collect()
@@ -29,7 +31,7 @@ const BASE: u32 = 0x1000;
 fn move_from_sr_becomes_user_mode_68000_code() {
     // move.w %sr,%d3 ; bra.s back to it ; rts
     let img = code(&[0x40C3, 0x60FC, 0x4E75]);
-    let (r, rep) = repair_68000(&img, BASE, 6, 0, &[], &[], None).unwrap();
+    let (r, rep) = repair_68000(LinkedImage::text(&img, BASE, 6), None).unwrap();
     assert_eq!(rep.sr_repaired, vec![BASE]);
     assert!(rep.left.is_empty());
     let t = texts(&r.image[..r.code_len as usize], BASE);
@@ -74,7 +76,18 @@ fn mul_long_becomes_helper_call() {
     // An absolute relocation (in data) to the muls helper must follow it.
     let mut img2 = img.clone();
     img2.extend(0x1010u32.to_be_bytes());
-    let (r, rep) = repair_68000(&img2, BASE, 18, 0, &[18], &[], Some((0x100E, 0x1010))).unwrap();
+    let (r, rep) = repair_68000(
+        LinkedImage {
+            image: &img2,
+            base: BASE,
+            code_len: 18,
+            bss_len: 0,
+            abs32: &[18],
+            functions: &[],
+        },
+        Some((0x100E, 0x1010)),
+    )
+    .unwrap();
     assert_eq!(rep.mul_repaired, vec![0x1000, 0x1004]);
     assert!(rep.left.is_empty(), "{rep}");
     let cl = r.code_len as usize;
@@ -130,7 +143,7 @@ fn unsupported_forms_are_left_and_reported() {
     let img = code(&[
         0x4C10, 0x1000, 0x4C00, 0x1402, 0x4C00, 0x1800, 0x40E7, 0x4E75,
     ]);
-    let (r, rep) = repair_68000(&img, BASE, 16, 0, &[], &[], Some((0x100E, 0x100E))).unwrap();
+    let (r, rep) = repair_68000(LinkedImage::text(&img, BASE, 16), Some((0x100E, 0x100E))).unwrap();
     assert_eq!(rep.mul_repaired, vec![0x1008]);
     let left: Vec<(u32, Construct68000)> = rep.left.iter().map(|l| (l.addr, l.kind)).collect();
     assert_eq!(
@@ -144,7 +157,7 @@ fn unsupported_forms_are_left_and_reported() {
     assert!(rep.left[1].why.contains("64-bit"), "{rep}");
     assert_eq!(r.map(0x1000), 0x1000);
     // Without helpers, every mulu.l/muls.l is left.
-    let (_, rep) = repair_68000(&img, BASE, 16, 0, &[], &[], None).unwrap();
+    let (_, rep) = repair_68000(LinkedImage::text(&img, BASE, 16), None).unwrap();
     assert!(rep.mul_repaired.is_empty());
     assert_eq!(rep.left_of(Construct68000::MulLong), 3);
     assert!(rep.to_string().contains("3 left"), "{rep}");
@@ -409,16 +422,7 @@ fn repaired_program_runs_on_68000_and_68040() {
     assert_eq!(before.with_rule(Rule::Privileged).count(), sr.len());
 
     let helpers = (sym("__ferrite_mulu32"), sym("__ferrite_muls32"));
-    let (r, rep) = repair_68000(
-        &l.image,
-        l.base,
-        l.code_len,
-        l.bss_len,
-        &l.abs32,
-        &syms,
-        Some(helpers),
-    )
-    .unwrap();
+    let (r, rep) = repair_68000(l.as_image(&syms), Some(helpers)).unwrap();
     assert_eq!(
         (
             rep.mul_repaired.len(),
@@ -484,10 +488,7 @@ fn codegen_suite_counts() {
         })
         .collect();
     let before = verify(&l.image[..cl], l.base, Cpu::M68000, &syms);
-    let (r, rep) = repair_68000(
-        &l.image, l.base, l.code_len, l.bss_len, &l.abs32, &syms, None,
-    )
-    .unwrap();
+    let (r, rep) = repair_68000(l.as_image(&syms), None).unwrap();
     let new_syms: Vec<Symbol> = syms
         .iter()
         .map(|s| Symbol {
@@ -517,16 +518,7 @@ fn codegen_suite_counts() {
     // (not runnable, counts only) every multiply of the suite is of a form the
     // repair handles, and the relayout goes through.
     let stand_in = l.base;
-    let (r2, rep2) = repair_68000(
-        &l.image,
-        l.base,
-        l.code_len,
-        l.bss_len,
-        &l.abs32,
-        &syms,
-        Some((stand_in, stand_in)),
-    )
-    .unwrap();
+    let (r2, rep2) = repair_68000(l.as_image(&syms), Some((stand_in, stand_in))).unwrap();
     let after2 = verify(&r2.image[..r2.code_len as usize], l.base, Cpu::M68000, &[]);
     eprintln!("with stand-in helpers: {rep2}after: {}", after2.summary());
     assert_eq!(

@@ -11,7 +11,7 @@ use ferrite_shared::partition_map::{
 
 /// Most map entries the scan reads (a map is rarely longer; Apple's tools make 63 at most).
 pub const MAX_ENTRIES: u32 = 64;
-/// Offset of `pmPad` in a map entry, whose first long is the driver signature (facts §1.6).
+/// Offset of `pmPad` in a map entry, whose first long is the driver signature (mac-facts §1.6).
 const PM_PAD: usize = 136;
 
 /// Which driver a disk carries.

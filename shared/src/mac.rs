@@ -1,6 +1,6 @@
 //! Mac OS structures a disk driver shares with the system: parameter blocks, the Device
 //! Control Entry, the DRVR header, the drive-queue element, SCSI Manager 4.3 parameter
-//! blocks, VBL tasks. Offsets and sizes are asserted against `mac-driver-facts.md` §3, §5, §6
+//! blocks, VBL tasks. Offsets and sizes are asserted against `docs/mac-facts.md` §3, §5, §6
 //! and §9.3. All fields big-endian; "mac68k" alignment (no padding beyond 2-byte alignment).
 
 use zerocopy::byteorder::{BigEndian, I16, I32, U16, U32};

@@ -2,7 +2,7 @@
 //! map entries (`Partition`, one 512-byte block each), and the driver checksum
 //! (`pmBootCksum`).
 //!
-//! Layouts follow `mac-driver-facts.md` §1 (Inside Macintosh: Devices ch. 3, Universal
+//! Layouts follow `docs/mac-facts.md` §1 (Inside Macintosh: Devices ch. 3, Universal
 //! Interfaces `SCSI.a`); every field offset is asserted below against the doc's numbers.
 //! Multi-byte fields are big-endian and the structures are unaligned byte images, so they can
 //! be read straight out of a block buffer on the 68k and on the host.
@@ -58,7 +58,7 @@ pub mod status {
     pub const CAN_CHAIN_TO_NEXT: u32 = 0x400;
     pub const MOUNTED_AT_STARTUP: u32 = 0x4000_0000;
     pub const STARTUP: u32 = 0x8000_0000;
-    /// What a driver partition carries (`$37F`, facts doc §1.4).
+    /// What a driver partition carries (`$37F`, mac-facts §1.4).
     pub const DRIVER_PARTITION: u32 = 0x0000_037F;
     /// What an `Apple_HFS` partition carries (`$4000037F`, pdisk's value).
     pub const HFS_PARTITION: u32 = 0x4000_037F;

@@ -1,5 +1,5 @@
 //! SCSI-2 command descriptor blocks, sense data and the caching mode page, as a disk driver
-//! builds and reads them (`mac-driver-facts.md` §8). Builders return fixed arrays and use
+//! builds and reads them (`docs/mac-facts.md` §8). Builders return fixed arrays and use
 //! constant indices only (see `docs/codegen-conformance.md` on variable stack indices).
 
 /// Operation codes.

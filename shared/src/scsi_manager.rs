@@ -1,4 +1,4 @@
-//! Constants of the two Mac SCSI Managers (IM Devices ch. 3 and 4; mac-driver-facts.md §6–7)
+//! Constants of the two Mac SCSI Managers (IM Devices ch. 3 and 4; `docs/mac-facts.md` §6–7)
 //! that the driver and Ferrite Setup both use. The parameter-block layout is
 //! [`crate::mac::ScsiExecIoPb`].
 

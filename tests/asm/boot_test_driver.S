@@ -1,6 +1,6 @@
 | A small SCSI disk driver for the emulated Mac's boot tests (not Ferrite's driver).
 |
-| It does what a boot driver must (mac-driver-facts.md §2.4), in the plainest way:
+| It does what a boot driver must (`docs/mac-facts.md` §2.4), in the plainest way:
 |  +0  install, original-ROM entry: D5 = SCSI ID.
 |  +8  install, SCSI Manager 4.3 entry: D5 = DeviceIdent ($00 bus target LUN).
 | Install: globals from _NewPtr SYS CLEAR; _DrvrInstall at unit 32+ID; fill and lock the DCE;

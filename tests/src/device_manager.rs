@@ -2,7 +2,7 @@
 //! `_Read`, `_Write`, `_Control`, `_Status`, `_KillIO`, `IODone` (through `JIODone`), the
 //! periodic `accRun` and the shutdown `goodbye`.
 //!
-//! Facts: `shared/docs/mac-driver-facts.md` §3 (DRVR header, DCE, parameter blocks, how the
+//! Facts: `docs/mac-facts.md` §3 (DRVR header, DCE, parameter blocks, how the
 //! Device Manager calls a driver, Prime), §4.1 (Control/Status codes), §9 (low memory, traps).
 //! Every offset the OS fills or reads is a literal constant below with the doc's field name.
 //!
@@ -10,9 +10,9 @@
 //! `UTableBase` ($11C) points at `UnitNtryCnt` ($1D2) longs, each 0 or a **DCE handle**; unit
 //! *u* has refNum `~u`. `_DrvrInstall` allocates a cleared relocatable block of [`DCE_SIZE`]
 //! (the 56-byte AuxDCE of Universal Interfaces 2.2+, modelling choice) in the system heap, puts
-//! its handle in the table, sets `dCtlRefNum` and `dRAMBased` and nothing else (facts §2.4).
+//! its handle in the table, sets `dCtlRefNum` and `dRAMBased` and nothing else (mac-facts §2.4).
 //!
-//! # How a request runs (facts §3.4)
+//! # How a request runs (mac-facts §3.4)
 //! * Every call stores the full trap word in `ioTrap` and 2 in `qType`.
 //! * refNum ≥ 0 or unit ≥ `UnitNtryCnt` → `badUnitErr` (−21); empty entry → `unitEmptyErr`
 //!   (−22). Status `csCode` 1 is answered here (the DCE handle in `csParam`). Then the enable
@@ -42,7 +42,7 @@
 //! * [`Machine::shutdown`] sends Control −1 (`goodbye`, immediate) to every open driver with
 //!   `dNeedGoodBye`.
 //!
-//! # Modelling decisions the facts doc leaves open
+//! # Modelling decisions docs/mac-facts.md leaves open
 //! All in [`DmConfig`] (defaults) or documented at the function: entry registers, the
 //! registers a driver must preserve, `ioResult` for immediate calls, positive IODone results,
 //! the `ioTrap` seen by KillIO/accRun/goodbye, zero-length transfers, early errors of async
@@ -59,7 +59,7 @@ use crate::memory_manager::ZoneId;
 use crate::os_utils::{queue_append, queue_elements, queue_remove};
 use crate::traps::TrapCall;
 
-// ----- DRVR header (facts §3.1) -----
+// ----- DRVR header (mac-facts §3.1) -----
 /// `drvrFlags` (word).
 pub const DRVR_FLAGS: u32 = 0;
 /// `drvrDelay` (word).
@@ -81,7 +81,7 @@ pub const DRVR_CLOSE: u32 = 16;
 /// `drvrName` (Pascal string).
 pub const DRVR_NAME: u32 = 18;
 
-// ----- DCE (facts §3.2) -----
+// ----- DCE (mac-facts §3.2) -----
 /// `dCtlDriver` (long): pointer, or handle if `dRAMBased`.
 pub const DCTL_DRIVER: u32 = 0;
 /// `dCtlFlags` (word).
@@ -111,7 +111,7 @@ pub const DCTL_MENU: u32 = 38;
 /// Size of the DCE `_DrvrInstall` allocates: the AuxDCE with `dCtlNodeID` (UI 2.2+), 56.
 pub const DCE_SIZE: u32 = 56;
 
-// ----- dCtlFlags / drvrFlags bits (facts §3.1) -----
+// ----- dCtlFlags / drvrFlags bits (mac-facts §3.1) -----
 pub const D_READ_ENABLE: u16 = 0x0100;
 pub const D_WRIT_ENABLE: u16 = 0x0200;
 pub const D_CTL_ENABLE: u16 = 0x0400;
@@ -125,7 +125,7 @@ pub const D_OPENED: u16 = 0x0020;
 pub const D_RAM_BASED: u16 = 0x0040;
 pub const DRVR_ACTIVE: u16 = 0x0080;
 
-// ----- parameter blocks (facts §3.3) -----
+// ----- parameter blocks (mac-facts §3.3) -----
 pub const PB_QLINK: u32 = 0;
 pub const PB_QTYPE: u32 = 4;
 pub const IO_TRAP: u32 = 6;
@@ -151,12 +151,12 @@ pub const ASYNC_TRP_BIT: u16 = 0x0400;
 /// `ioPosMode` `kUseWidePositioning`.
 pub const K_USE_WIDE_POSITIONING: u16 = 0x0100;
 
-// ----- csCodes (facts §4.1) -----
+// ----- csCodes (mac-facts §4.1) -----
 pub const KILL_CODE: i16 = 1;
 pub const ACC_RUN: i16 = 65;
 pub const GOODBYE: i16 = -1;
 
-// ----- results (facts §9.3) -----
+// ----- results (mac-facts §9.3) -----
 pub const NO_ERR: i16 = 0;
 pub const CONTROL_ERR: i16 = -17;
 pub const STATUS_ERR: i16 = -18;
@@ -172,33 +172,33 @@ pub const ABORT_ERR: i16 = -27;
 pub const NOT_OPEN_ERR: i16 = -28;
 pub const MEM_FULL_ERR: i16 = -108;
 
-/// What A2 holds when the DM enters a driver routine (UNCONFIRMED, facts §3.4).
+/// What A2 holds when the DM enters a driver routine (UNCONFIRMED, mac-facts §3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryA2 {
     /// Left as the caller had it.
     Untouched,
-    /// The DRVR header (the facts doc's hypothesis; default).
+    /// The DRVR header (the hypothesis in docs/mac-facts.md; default).
     Header,
     /// The routine's own address (what the third-party Executor does).
     Routine,
 }
 
-/// Device Manager modelling choices (each one UNCONFIRMED or not covered by the facts doc).
+/// Device Manager modelling choices (each one UNCONFIRMED or not covered by docs/mac-facts.md).
 #[derive(Debug, Clone)]
 pub struct DmConfig {
-    /// D0 on entry to a driver routine: `Some(0)` per the facts doc's hypothesis, `None` =
+    /// D0 on entry to a driver routine: `Some(0)` per the hypothesis in docs/mac-facts.md, `None` =
     /// left as it was.
     pub entry_d0: Option<u32>,
     /// A2 on entry to a driver routine.
     pub entry_a2: EntryA2,
     /// Registers a driver routine must give back unchanged (checked; default the Mac OS
-    /// convention D3–D7/A2–A6, which the facts doc recommends drivers keep).
+    /// convention D3–D7/A2–A6, which docs/mac-facts.md recommends drivers keep).
     pub driver_preserved: Preserved,
     /// How long a synchronous call waits for `ioResult ≤ 0` before it fails as a hang.
     pub sync_timeout_ticks: u32,
-    /// IODone turns a positive result into 0 (facts §3.4 hypothesis; default true).
+    /// IODone turns a positive result into 0 (mac-facts §3.4 hypothesis; default true).
     pub iodone_positive_to_zero: bool,
-    /// The DM copies an immediate call's D0 into `ioResult` (facts: believed not; default
+    /// The DM copies an immediate call's D0 into `ioResult` (mac-facts §3.4: believed not; default
     /// false, so a driver must store it itself).
     pub immediate_sets_ioresult: bool,
     /// `ioTrap` the driver sees for KillIO's Control `killCode` (default `$A206`: KillIO with
@@ -209,7 +209,7 @@ pub struct DmConfig {
     pub accrun_trap_word: u16,
     /// `ioTrap` for the shutdown `goodbye` Control (default `$A204`).
     pub goodbye_trap_word: u16,
-    /// A Read/Write of 0 bytes is completed by the DM without calling the driver (facts:
+    /// A Read/Write of 0 bytes is completed by the DM without calling the driver (mac-facts §3.4:
     /// UNCONFIRMED; default false, the driver gets it).
     pub zero_length_skips_driver: bool,
     /// An async call refused before it is queued (bad refNum, not open, not enabled) still
@@ -562,7 +562,7 @@ fn call_driver(
     Ok(r?.0.d0)
 }
 
-/// Compute `dCtlPosition` for a Prime request (facts §3.5). Wide positioning (`ioPosMode`
+/// Compute `dCtlPosition` for a Prime request (mac-facts §3.5). Wide positioning (`ioPosMode`
 /// bit 8) goes through the same computation with the long at `ioPosOffset` (the high long of
 /// `ioWPosOffset`): the driver must read `ioWPosOffset` itself.
 fn set_position(m: &mut Machine, dce: u32, pb: u32) {
@@ -734,7 +734,7 @@ fn io_call(m: &mut Machine, word: u16, pb: u32) -> Result<u32, Fault> {
     };
     let kind = word & 0xFF;
     if kind == 5 && m.read_u16(pb + CS_CODE) as i16 == 1 {
-        // Status csCode 1: the DM answers with the DCE handle (facts §3.4).
+        // Status csCode 1: the DM answers with the DCE handle (mac-facts §3.4).
         let h = m.unit_table_entry(unit_of(ref_num).unwrap());
         m.write_u32(pb + CS_PARAM, h);
         return refuse(m, pb, word, NO_ERR);
@@ -811,7 +811,7 @@ fn open_call(m: &mut Machine, word: u16, pb: u32) -> Result<u32, Fault> {
             ),
         ));
     }
-    // First match in unit order, case-insensitive ASCII (modelling choice; facts §2.4 item 6).
+    // First match in unit order, case-insensitive ASCII (modelling choice; mac-facts §2.4 item 6).
     let found = m.drivers().into_iter().find(|d| {
         d.header
             .map(|h| m.read_pstring(h + DRVR_NAME).eq_ignore_ascii_case(&name))
@@ -934,7 +934,7 @@ fn io_trap(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 }
 
 /// `_DrvrInstall` $A03D / `_DrvrInstallRsrvMem` $A43D: A0 = DRVR header (not used: the trap
-/// does not fill `dCtlDriver`, facts §2.4), D0.W = refNum. Allocates the DCE, stores its
+/// does not fill `dCtlDriver`, mac-facts §2.4), D0.W = refNum. Allocates the DCE, stores its
 /// handle, sets `dCtlRefNum` and `dRAMBased`. Installing into an occupied entry fails the
 /// run (the driver must check `UTableBase[unit] == 0`; modelling choice).
 fn drvr_install(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {

@@ -1,6 +1,6 @@
 //! The drive queue: `_AddDrive` and the queue at `DrvQHdr` ($308), read from the host.
 //!
-//! Facts: `shared/docs/mac-driver-facts.md` §5. A `DrvQEl` is 16 bytes preceded by 4 flag
+//! Facts: `docs/mac-facts.md` §5. A `DrvQEl` is 16 bytes preceded by 4 flag
 //! bytes (`writeProt`, `diskInPlace`, `installed`, `sides` at −4…−1). `_AddDrive` ($A04E):
 //! A0 = the element (its `qLink`), D0 = drive number << 16 | refNum; it stores `dQDrive` and
 //! `dQRefNum`, links the element and returns D0 = 0. It does not touch `qType`, the size or
@@ -8,11 +8,11 @@
 //! [`crate::os_utils`]).
 //!
 //! Modelling decisions:
-//! * [`ADD_DRIVE_AT_TAIL`]: `_AddDrive` appends at the tail (UNCONFIRMED in the facts doc).
+//! * [`ADD_DRIVE_AT_TAIL`]: `_AddDrive` appends at the tail (UNCONFIRMED in docs/mac-facts.md).
 //! * Guest misuse that fails the run: an element at an odd address or outside a
 //!   nonrelocatable block / host-loaded image ([`crate::os_utils::check_static_element`],
 //!   prefix included); an element already in the queue; a drive number already used by
-//!   another element (numbers must be unique, facts §5.3); drive number 0 or negative.
+//!   another element (numbers must be unique, mac-facts §5.3); drive number 0 or negative.
 
 use crate::error::Fault;
 use crate::lowmem;

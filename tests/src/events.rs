@@ -5,7 +5,7 @@
 //! `evtNotEnb` (1) and nothing is posted (IM Macintosh Toolbox Essentials, `SetEventMask`);
 //! otherwise the event is recorded on the host ([`Machine::posted_events`]) and D0 = 0.
 //!
-//! Whether `SysEvtMask` is 0 while the ROM boots is UNCONFIRMED (facts §9.1); the boot model
+//! Whether `SysEvtMask` is 0 while the ROM boots is UNCONFIRMED (mac-facts §9.1); the boot model
 //! and tests choose with [`Machine::events_off_until`]: the mask reads 0 until a given tick,
 //! then [`EventsState::mask_when_on`] (default $FFEF, `everyEvent` minus `keyUpMask`, the
 //! value after `InitEvents`; modelling choice). Drivers that retry posting from a VBL task or

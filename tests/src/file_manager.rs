@@ -3,7 +3,7 @@
 //!
 //! `_MountVol` ($A00F, A0 = parameter block, `ioVRefNum` = drive number) finds the drive in
 //! the drive queue, reads the volume's Master Directory Block (1024 bytes into the volume,
-//! `mac-app-hfs-facts.md` §4.3) with a synchronous `_Read` issued as guest code (so it goes
+//! `docs/mac-facts.md` §14.3) with a synchronous `_Read` issued as guest code (so it goes
 //! through the Device Manager model to the driver's Prime), checks the 'BD' signature and
 //! records the volume: name, size and free space. A driver may call `_MountVol` itself (e.g.
 //! from `accRun`); the boot model calls it for the boot drive and for every disk-inserted
@@ -32,7 +32,7 @@ const IO_ACTCOUNT: u32 = 40;
 const IO_POSMODE: u32 = 44;
 const IO_POSOFFSET: u32 = 46;
 const IOPARAM_SIZE: u32 = 50;
-/// MDB offsets (`mac-app-hfs-facts.md` §4.3).
+/// MDB offsets (`docs/mac-facts.md` §14.3).
 const DR_SIG_WORD: usize = 0x00;
 const DR_NM_AL_BLKS: usize = 0x12;
 const DR_AL_BLK_SIZ: usize = 0x14;

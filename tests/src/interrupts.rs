@@ -19,7 +19,7 @@
 //! interrupt mask at or above the level of every pending interrupt would hang a real Mac; here
 //! it fails with a clear fault instead.
 //!
-//! Modelling choices (not settled by the facts doc): interrupts of the same level are taken in
+//! Modelling choices (not settled by docs/mac-facts.md): interrupts of the same level are taken in
 //! the order they were scheduled; a level-7 interrupt is taken even when masked (NMI); the
 //! exception-frame and vector fetch of a real interrupt are not modelled (the handler is host
 //! code), so an interrupt costs no emulated cycles beyond the guest code it calls.

@@ -1,9 +1,9 @@
 //! Low-memory globals: the fixed addresses below $1000-ish that the Mac OS keeps its state in.
 //!
 //! Addresses are from Universal Interfaces `LowMemEqu.a` as summarised in
-//! `shared/docs/mac-driver-facts.md` §9.1 (Inside Macintosh numbers). Each constant's doc says
+//! `docs/mac-facts.md` §9.1 (Inside Macintosh numbers). Each constant's doc says
 //! what the emulated Mac stores there; [`LOW_MEM_GLOBALS`] lists them by name for diagnostics.
-//! Values whose meaning public sources leave open (marked UNCONFIRMED in the facts file) are
+//! Values whose meaning public sources leave open (marked UNCONFIRMED in docs/mac-facts.md) are
 //! set in [`init`] only where noted, so they are easy to change in one place.
 
 /// `MemTop` (long): address just past the end of RAM. Set to the RAM size.
@@ -22,7 +22,7 @@ pub const UTABLE_BASE: u32 = 0x11C;
 /// `CPUFlag` (byte): 0 = 68000, 1 = 68010, 2 = 68020, 3 = 68030, 4 = 68040.
 pub const CPU_FLAG: u32 = 0x12F;
 /// `ApplLimit` (long): application heap limit. Set to the end of the application zone.
-/// (Address from `LowMemEqu.a`; not in the facts file's table.)
+/// (Address from `LowMemEqu.a`; not in the table of docs/mac-facts.md §9.1.)
 pub const APPL_LIMIT: u32 = 0x130;
 /// `SysEvtMask` (word): system event mask. Left 0 here (whether it is 0 during ROM boot is
 /// UNCONFIRMED); [`crate::events::install`] sets it to the post-`InitEvents` value and

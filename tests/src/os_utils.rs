@@ -297,46 +297,10 @@ fn gestalt(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 // ---------------------------------------------------------------------------------------------
 // _HWPriv
 
-/// `_HWPriv` $A198 (interfaces also emit $A098): D0 = selector.
-/// * 0 `SwapInstructionCache` (A0 = enable): returns the old state (1, on) in A0. Turning the
-///   cache off is not modelled (the instruction-cache rule would have to follow it) and fails.
-/// * 1 `FlushInstructionCache`: forget every write for the instruction-cache rule.
-/// * 2 `SwapDataCache` (A0 = enable): returns 1 in A0; the data cache is not modelled.
-/// * 3 `FlushDataCache`: no-op (no data cache is modelled).
-/// * 9 `FlushCodeCacheRange` (A0 = address, A1 = count).
-///
-/// Other selectors fail the run. D0 = 0.
-fn hw_priv(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
-    match m.d(0) {
-        0 => {
-            if m.a(0) == 0 {
-                return Err(Fault::misuse(
-                    call.word,
-                    "_HWPriv SwapInstructionCache(false): running with the instruction cache off is not modelled",
-                ));
-            }
-            m.set_a(0, 1);
-            call.keep(SavedReg::A0);
-        }
-        1 => m.flush_icache(),
-        2 => {
-            m.set_a(0, 1);
-            call.keep(SavedReg::A0);
-        }
-        3 => {}
-        9 => {
-            let (a, n) = (m.a(0), m.a(1));
-            m.flush_icache_range(a, n);
-        }
-        s => {
-            return Err(Fault::misuse(
-                call.word,
-                format!("_HWPriv selector {s} is not modelled"),
-            ));
-        }
-    }
-    m.set_d(0, 0);
-    Ok(())
+/// `_HWPriv` with the cache-switching selectors 0 and 2 as well as the flushes: the one
+/// definition is [`crate::traps::hw_priv`].
+fn hw_priv_extended(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
+    crate::traps::hw_priv(m, call, true)
 }
 
 /// Register `_Enqueue`, `_Dequeue`, `_Gestalt` and the extended `_HWPriv`.
@@ -344,6 +308,6 @@ pub fn install(m: &mut Machine) {
     m.register_trap(0xA96F, "Enqueue", enqueue);
     m.register_trap(0xA96E, "Dequeue", dequeue);
     m.register_trap(0xA1AD, "Gestalt", gestalt);
-    m.register_trap(0xA198, "HWPriv", hw_priv);
+    m.register_trap(0xA198, "HWPriv", hw_priv_extended);
     gestalt_table(m);
 }

@@ -1,7 +1,7 @@
 //! A builder for small partitioned disk images used by the emulator's own tests (the
 //! formatter, not this, is what users get). It writes block 0, a partition map in the layout
-//! of `mac-driver-facts.md` §1.8, a driver image and, per HFS partition, just enough of an
-//! HFS Master Directory Block (`mac-app-hfs-facts.md` §4.3) for a mount to read name, size
+//! of `docs/mac-facts.md` §1.8, a driver image and, per HFS partition, just enough of an
+//! HFS Master Directory Block (`docs/mac-facts.md` §14.3) for a mount to read name, size
 //! and free space.
 
 use ferrite_shared::partition_map::{
@@ -159,7 +159,7 @@ impl TestDisk {
     }
 }
 
-/// MDB offsets (`mac-app-hfs-facts.md` §4.3).
+/// MDB offsets (`docs/mac-facts.md` §14.3).
 pub mod mdb {
     pub const DR_SIG_WORD: usize = 0x00;
     pub const DR_NM_AL_BLKS: usize = 0x12;

@@ -16,8 +16,8 @@
 //!   word in D1, and saves and restores D1, D2, A1, A2 and — unless bit 8 is set — A0 around
 //!   the routine. A handler that returns a value in one of those registers says so with
 //!   [`TrapCall::keep`]. On return the condition codes are set from D0.W as `TST.W D0` would
-//!   (N, Z from D0.W; V, C cleared; X unchanged). That last point is UNCONFIRMED in the facts
-//!   file; switch it off with [`TrapTable::set_ccr_from_d0`].
+//!   (N, Z from D0.W; V, C cleared; X unchanged). That last point is UNCONFIRMED (mac-facts
+//!   §9.2); switch it off with [`TrapTable::set_ccr_from_d0`].
 //! * Toolbox traps: Pascal stack convention. Nothing is saved or restored; the handler pops its
 //!   arguments and stores its result on the stack ([`crate::Machine::pascal_pop`]).
 //!
@@ -374,11 +374,38 @@ fn get_trap_address(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     Ok(())
 }
 
-/// `_HWPriv` $A098/$A198: D0 = selector. 1 `FlushInstructionCache`, 3 `FlushDataCache`,
-/// 9 `FlushCodeCacheRange` (A0 = address, A1 = count). Other selectors fail the run.
-fn hw_priv(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
+/// `_HWPriv` $A198 (interfaces also emit $A098): D0 = selector.
+/// * 0 `SwapInstructionCache` (A0 = enable): returns the old state (1, on) in A0. Turning the
+///   cache off is not modelled (the instruction-cache rule would have to follow it) and fails.
+/// * 1 `FlushInstructionCache`: forget every write for the instruction-cache rule.
+/// * 2 `SwapDataCache` (A0 = enable): returns 1 in A0; the data cache is not modelled.
+/// * 3 `FlushDataCache`: no-op (no data cache is modelled).
+/// * 9 `FlushCodeCacheRange` (A0 = address, A1 = count).
+///
+/// Selectors 0 and 2 only with `cache_switches` (the dispatcher's built-in handler knows the
+/// flushes; [`crate::os_utils::install`] adds the switches). Other selectors fail the run.
+/// D0 = 0.
+pub(crate) fn hw_priv(
+    m: &mut Machine,
+    call: &mut TrapCall,
+    cache_switches: bool,
+) -> Result<(), Fault> {
     match m.d(0) {
+        0 if cache_switches => {
+            if m.a(0) == 0 {
+                return Err(Fault::misuse(
+                    call.word,
+                    "_HWPriv SwapInstructionCache(false): running with the instruction cache off is not modelled",
+                ));
+            }
+            m.set_a(0, 1);
+            call.keep(SavedReg::A0);
+        }
         1 => m.flush_icache(),
+        2 if cache_switches => {
+            m.set_a(0, 1);
+            call.keep(SavedReg::A0);
+        }
         3 => {}
         9 => {
             let (a, n) = (m.a(0), m.a(1));
@@ -395,6 +422,11 @@ fn hw_priv(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     Ok(())
 }
 
+/// The dispatcher's own `_HWPriv`: the cache flushes ([`hw_priv`] without the switches).
+fn hw_priv_flushes(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
+    hw_priv(m, call, false)
+}
+
 /// Register the built-in handlers above.
 pub(crate) fn install_builtins(t: &mut TrapTable) {
     t.register(0xA9FF, "Debugger", debugger);
@@ -404,5 +436,5 @@ pub(crate) fn install_builtins(t: &mut TrapTable) {
     t.register(0xA055, "StripAddress", strip_address);
     t.register(0xA03B, "Delay", delay);
     t.register(0xA146, "GetTrapAddress", get_trap_address);
-    t.register(0xA198, "HWPriv", hw_priv);
+    t.register(0xA198, "HWPriv", hw_priv_flushes);
 }

@@ -1,6 +1,6 @@
 //! The Vertical Retrace Manager: `_VInstall` / `_VRemove` and the VBL tasks run every tick.
 //!
-//! `VBLTask` (facts §9.3): `qLink` @0, `qType` @4 (must be `vType` = 1), `vblAddr` @6,
+//! `VBLTask` (mac-facts §9.3): `qLink` @0, `qType` @4 (must be `vType` = 1), `vblAddr` @6,
 //! `vblCount` @10 (word), `vblPhase` @12 (word). A tick hook (level 1, like the VBL
 //! interrupt) walks the installed tasks in installation order: a task whose `vblCount` is
 //! nonzero has it decremented; when it reaches 0 the task runs (A0 = the task, Mac OS

@@ -1,6 +1,6 @@
 //! SCSI Manager 4.3 (`_SCSIAtomic` $A089, `SCSIAction`) on the virtual bus
 //! (`ferrite_emu::scsi_manager::v43`). PB offsets and codes below are literal values from the
-//! facts doc (§6), not the emulator's constants.
+//! mac-facts (§6), not the emulator's constants.
 
 #[path = "support/ram_target.rs"]
 mod ram_target;
@@ -15,7 +15,7 @@ use retro68_build::asm::assemble_flat_supervisor;
 
 const CPUS: [CpuModel; 2] = [CpuModel::M68000, CpuModel::M68040];
 
-// SCSIPBHdr / SCSIExecIOPB offsets (facts §6.2, §6.3).
+// SCSIPBHdr / SCSIExecIOPB offsets (mac-facts §6.2, §6.3).
 const Q_LINK: u32 = 0;
 const PB_LENGTH: u32 = 6;
 const FUNCTION: u32 = 8;

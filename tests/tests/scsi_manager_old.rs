@@ -1,6 +1,6 @@
 //! The original SCSI Manager (`_SCSIDispatch` $A815) on the virtual bus
 //! (`ferrite_emu::scsi_manager::original`) and its TIB interpreter. Selectors, result codes and
-//! TIB opcodes are literal values from the facts doc (§7).
+//! TIB opcodes are literal values from docs/mac-facts.md (§7).
 
 #[path = "support/ram_target.rs"]
 mod ram_target;
@@ -105,7 +105,7 @@ scsi_stat:
         move.w  (%sp)+,%d0
         rts
 
-| read10(id, lba, n, buf, blind): the standard transaction (facts 7.3) for READ(10) with
+| read10(id, lba, n, buf, blind): the standard transaction (mac-facts §7.3) for READ(10) with
 | the TIB [scInc buf,512] [scLoop -10,n] [scStop] (in `tib`). The five results go to
 | `results` (get, select, cmd, read, complete), status and message to `stat`/`msg`.
 | D0 = SCSIComplete's result.

@@ -105,7 +105,7 @@ fn undo_install(g: &mut Globals, unit: u16, gp: u32) {
     mac::dispose_ptr(gp);
 }
 
-/// Unit 32 + ID for the built-in bus (facts doc §2.4), else the first free unit ≥ 48.
+/// Unit 32 + ID for the built-in bus (mac-facts §2.4), else the first free unit ≥ 48.
 pub(super) fn choose_unit(bus: u8, target: u8) -> Option<u16> {
     let table = mac::peek32(mac::lowmem::UTABLE_BASE);
     let count = mac::peek16(mac::lowmem::UNIT_NTRY_CNT);

@@ -47,7 +47,7 @@ use crate::sense::{Recovery, classify};
 
 /// `diskEvt`.
 const DISK_EVT: u16 = 7;
-/// First drive number the driver uses (facts doc §5.3: first free ≥ 8).
+/// First drive number the driver uses (mac-facts §5.3: first free ≥ 8).
 const FIRST_DRIVE: u16 = 8;
 /// Retries of one command (UNIT ATTENTION, BUSY, NOT READY, blind-transfer fallback).
 const MAX_RETRIES: u8 = 8;

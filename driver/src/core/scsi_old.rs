@@ -109,7 +109,7 @@ pub(super) fn old_transaction(
     let st = g.stat & 0xFF;
     if short && st == status::GOOD as u16 {
         // The target said GOOD but the data did not all move: a transfer problem. Blind
-        // transfers are the usual suspect: use polled ones from now on (facts doc §7.2).
+        // transfers are the usual suspect: use polled ones from now on (mac-facts §7.2).
         if blind {
             g.polled = 1;
         }

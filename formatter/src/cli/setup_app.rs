@@ -15,12 +15,12 @@ pub static EMBEDDED_SETUP_APP: &[u8] =
 /// The name the application gets on every volume, whatever its MacBinary header says.
 pub const SETUP_APP_NAME: &[u8] = b"Ferrite Setup";
 
-/// `fdFlags` hasBeenInited (mac-app-hfs-facts §2.5). Cleared on the copy so that the Finder
-/// registers the application's bundle (its icon) on the new volume; the facts doc marks that
+/// `fdFlags` hasBeenInited (`docs/mac-facts.md` §12.5). Cleared on the copy so that the Finder
+/// registers the application's bundle (its icon) on the new volume; docs/mac-facts.md marks that
 /// behaviour UNVERIFIED but widely relied on.
 const HAS_BEEN_INITED: u16 = 0x0100;
 
-/// The resources an application cannot start without (mac-app-hfs-facts §2.6).
+/// The resources an application cannot start without (`docs/mac-facts.md` §12.6).
 const REQUIRED: [(&[u8; 4], i16); 2] = [(b"CODE", 0), (b"CODE", 1)];
 
 /// Ferrite Setup to install: `None` with `--no-setup-app`, else `--setup-app FILE` or the
@@ -79,7 +79,7 @@ pub fn setup_app(file: Option<&Path>, skip: bool, now: u32) -> Result<Option<Pre
 mod tests {
     use super::*;
 
-    /// A resource fork holding `res` (type, ID, data), laid out as in the facts doc.
+    /// A resource fork holding `res` (type, ID, data), laid out as in docs/mac-facts.md.
     pub fn fork(res: &[(&[u8; 4], i16, &[u8])]) -> Vec<u8> {
         let mut types: Vec<&[u8; 4]> = res.iter().map(|r| r.0).collect();
         types.dedup();

@@ -1,4 +1,4 @@
-//! B*-tree files (facts §4.5): node parsing with bounds checks, the header record, reading
+//! B*-tree files (mac-facts §14.5): node parsing with bounds checks, the header record, reading
 //! every leaf record, and building a whole tree from sorted leaf records.
 
 use super::{HfsError, NODE_SIZE};

@@ -1,11 +1,11 @@
-//! Catalog and extents keys and records (facts §4.6–4.8) and the Mac's name ordering.
+//! Catalog and extents keys and records (mac-facts §14.6–14.8) and the Mac's name ordering.
 
 use super::{Be16, Be32};
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-/// The Mac Roman ordering table (facts §4.7): names compare byte by byte after mapping.
+/// The Mac Roman ordering table (mac-facts §14.7): names compare byte by byte after mapping.
 #[rustfmt::skip]
 pub const CHAR_ORDER: [u8; 256] = [
     0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F,

@@ -1,4 +1,4 @@
-//! Writing a fresh HFS volume (facts §4.1–4.5, §4.9).
+//! Writing a fresh HFS volume (mac-facts §14.1–14.5, §14.9).
 
 use super::btree;
 use super::catalog::{CatData, CatFolder, CatKey, CatThread, Extent, leaf_record, rec_type};

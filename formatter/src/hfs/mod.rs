@@ -1,5 +1,5 @@
 //! HFS (Mac OS Standard) volumes: format ([`format_volume`]), open, list, read and add files
-//! ([`Volume`]), and check ([`check_volume`]). Layout per `mac-app-hfs-facts.md` §4.
+//! ([`Volume`]), and check ([`check_volume`]). Layout per `docs/mac-facts.md` §14.
 //!
 //! A volume is any [`BlockDevice`](crate::BlockDevice) (a whole image, or a
 //! [`Region`](crate::Region) for a partition); HFS sector numbers are 512-byte sectors from its
@@ -8,7 +8,7 @@
 //! Limits enforced: at least [`MIN_VOLUME_SECTORS`] sectors (400 KiB) and fewer than 2^32
 //! sectors (2 TiB, what `drAlBlkSiz`, `drNmAlBlks` and a partition map entry can describe).
 //! Classic Mac OS mounts at most 2 GB before System 7.5, 4 GB from 7.5 and 2 TB from 7.5.2
-//! on PCI Macs only (facts §6): [`CLASSIC_68K_MAX_VOLUME_BYTES`] is the 4 GB figure for a 68k
+//! on PCI Macs only (mac-facts §16): [`CLASSIC_68K_MAX_VOLUME_BYTES`] is the 4 GB figure for a 68k
 //! Mac, for front ends to warn about.
 
 pub mod btree;
@@ -39,7 +39,7 @@ pub const BOOT_SIGNATURE: u16 = 0x4C4B;
 pub const MIN_VOLUME_SECTORS: u64 = 800;
 /// Largest volume formatted: 2^32 − 1 sectors.
 pub const MAX_VOLUME_SECTORS: u64 = u32::MAX as u64;
-/// What a 68k Mac on System 7.5–8.1 mounts (facts §6): 4 GB.
+/// What a 68k Mac on System 7.5–8.1 mounts (mac-facts §16): 4 GB.
 pub const CLASSIC_68K_MAX_VOLUME_BYTES: u64 = 4 * 1024 * 1024 * 1024;
 /// `drAtrb` bit 8: unmounted cleanly.
 pub const ATRB_UNMOUNTED: u16 = 0x0100;

@@ -34,7 +34,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::decode::{Ccr, Cond, FlagClass, Insn, Kind};
-use super::relayout::{Edit, Piece, Relaid, RelayoutError, Target, Unrepaired, relayout};
+use super::relayout::{
+    Edit, LinkedImage, Piece, Relaid, RelayoutError, Target, Unrepaired, relayout,
+};
 use super::verify::{Sweep, Symbol, flag_hazards, sweep};
 
 /// At most this many instructions in the fall-through block `F`.
@@ -359,18 +361,18 @@ fn code_addresses_held(image: &[u8], base: u32, code_len: u32, abs32: &[u32]) ->
         .collect()
 }
 
+/// The sweep of `img`'s text and the code addresses its data holds: where both repairs start.
+fn sweep_image(img: &LinkedImage<'_>) -> (Sweep, BTreeSet<u32>) {
+    let code = &img.image[..img.code_len as usize];
+    let sw = sweep(code, img.base, img.functions);
+    let held = code_addresses_held(img.image, img.base, img.code_len, img.abs32);
+    (sw, held)
+}
+
 /// Repairs the hazards across joins in a linked image (module docs); one relayout pass.
-pub fn repair_join_hazards(
-    image: &[u8],
-    base: u32,
-    code_len: u32,
-    bss_len: u32,
-    abs32: &[u32],
-    functions: &[Symbol],
-) -> Result<(Relaid, JoinReport), RelayoutError> {
-    let code = &image[..code_len as usize];
-    let sw = sweep(code, base, functions);
-    let abs_entries = code_addresses_held(image, base, code_len, abs32);
+pub fn repair_join_hazards(img: LinkedImage<'_>) -> Result<(Relaid, JoinReport), RelayoutError> {
+    let (base, functions) = (img.base, img.functions);
+    let (sw, abs_entries) = sweep_image(&img);
     let hazards = find(&sw, functions, &abs_entries);
     let insns = &sw.insns;
     let index: BTreeMap<u32, usize> = insns.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();
@@ -394,7 +396,7 @@ pub fn repair_join_hazards(
         }
     }
     edits.sort_by_key(|e| (e.offset, e.len));
-    let relaid = relayout(image, base, code_len, bss_len, abs32, functions, &edits)?;
+    let relaid = relayout(img, &edits)?;
     Ok((relaid, report))
 }
 
@@ -520,17 +522,9 @@ pub fn path_hazards(code: &[u8], base: u32, symbols: &[Symbol]) -> Vec<PathHazar
 
 /// Repairs [`PathHazard`]s by making each copy involved flag-neutral ([`neutral`]); one
 /// relayout pass.
-pub fn repair_path_hazards(
-    image: &[u8],
-    base: u32,
-    code_len: u32,
-    bss_len: u32,
-    abs32: &[u32],
-    functions: &[Symbol],
-) -> Result<(Relaid, JoinReport), RelayoutError> {
-    let code = &image[..code_len as usize];
-    let sw = sweep(code, base, functions);
-    let abs_entries = code_addresses_held(image, base, code_len, abs32);
+pub fn repair_path_hazards(img: LinkedImage<'_>) -> Result<(Relaid, JoinReport), RelayoutError> {
+    let (base, functions) = (img.base, img.functions);
+    let (sw, abs_entries) = sweep_image(&img);
     let index: BTreeMap<u32, usize> = sw
         .insns
         .iter()
@@ -567,7 +561,7 @@ pub fn repair_path_hazards(
             with: vec![Piece::Bytes(bytes)],
         })
         .collect();
-    let relaid = relayout(image, base, code_len, bss_len, abs32, functions, &edits)?;
+    let relaid = relayout(img, &edits)?;
     Ok((relaid, report))
 }
 
@@ -610,8 +604,11 @@ mod tests {
         );
         assert_eq!(h.consumers, vec![0x1006, 0x1008]);
 
-        let (relaid, rep) =
-            repair_join_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
+        let (relaid, rep) = repair_join_hazards(LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&code, base, code.len() as u32)
+        })
+        .unwrap();
         assert_eq!(rep.repaired.len(), 1);
         assert!(rep.unrepaired.is_empty());
         // blt.s L ; movem.l %d1,-(%sp) ; movem.w %d3,(2,%sp) ; movem.l (%sp)+,%d1 ; L: slt ; …
@@ -638,8 +635,11 @@ mod tests {
             addr: base,
             size: code.len() as u32,
         }];
-        let (relaid, rep) =
-            repair_join_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
+        let (relaid, rep) = repair_join_hazards(LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&code, base, code.len() as u32)
+        })
+        .unwrap();
         assert_eq!(rep.repaired.len(), 1);
         // blt.s L ; move.b %d3,%d1 ; sf %d3 ; st %d4 ; bra.s S ; L: slt ; sge ; S: move.w ; rts
         let want = words(&[
@@ -686,7 +686,11 @@ mod tests {
             addr: base,
             size: code.len() as u32,
         }];
-        let (_, rep) = repair_join_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
+        let (_, rep) = repair_join_hazards(LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&code, base, code.len() as u32)
+        })
+        .unwrap();
         assert!(rep.repaired.is_empty());
         assert_eq!(rep.unrepaired.len(), 1);
     }
@@ -709,8 +713,11 @@ mod tests {
         assert_eq!(hz[0].consumer, 0x100a);
         assert_eq!(hz[0].copies, vec![0x1004, 0x1008]);
         assert_eq!(hz[0].producers, vec![0x1000]);
-        let (relaid, rep) =
-            repair_path_hazards(&code, base, code.len() as u32, 0, &[], &syms).unwrap();
+        let (relaid, rep) = repair_path_hazards(LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&code, base, code.len() as u32)
+        })
+        .unwrap();
         assert_eq!(rep.repaired.len(), 2);
         let syms2 = [Symbol {
             name: "f".into(),

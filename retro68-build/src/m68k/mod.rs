@@ -28,7 +28,7 @@ pub use elf::{ElfError, ElfText, read_elf_text, verify_elf};
 pub use join::{JoinHazard, JoinReport, join_hazards, repair_join_hazards};
 pub use legalize::{LegalizeError, LegalizeReport, Rewrite, RewriteKind, legalize};
 pub use relayout::{
-    Edit, Piece, Relaid, RelayoutError, RepairReport, Target, Unrepaired, relayout,
+    Edit, LinkedImage, Piece, Relaid, RelayoutError, RepairReport, Target, Unrepaired, relayout,
     repair_flag_hazards,
 };
 pub use repair68000::{

@@ -109,6 +109,53 @@ pub struct Edit {
     pub with: Vec<Piece>,
 }
 
+/// A linked image as [`relayout`] and the repair passes read it: `image` = text, rodata and
+/// data at `base`, the text first with length `code_len`, followed by `bss_len` bytes of bss;
+/// `abs32` = image offsets of the 32-bit absolute relocations; `functions` = decoding restart
+/// points (and where the repairs put their trampolines).
+#[derive(Debug, Clone, Copy)]
+pub struct LinkedImage<'a> {
+    /// Text, rodata and data.
+    pub image: &'a [u8],
+    /// Address of `image[0]`.
+    pub base: u32,
+    /// Length of the text at the start of `image`.
+    pub code_len: u32,
+    /// Zero-initialised bytes after the image.
+    pub bss_len: u32,
+    /// Image offsets of the 32-bit absolute relocations.
+    pub abs32: &'a [u32],
+    /// Function symbols (decoding restart points).
+    pub functions: &'a [Symbol],
+}
+
+impl<'a> LinkedImage<'a> {
+    /// `image` is all text: no bss, no relocations, no function symbols.
+    pub fn text(image: &'a [u8], base: u32, code_len: u32) -> Self {
+        LinkedImage {
+            image,
+            base,
+            code_len,
+            bss_len: 0,
+            abs32: &[],
+            functions: &[],
+        }
+    }
+
+    /// The image `relaid` made of this one (same base and bss), with `functions` moved to
+    /// match: the input of the next pass.
+    pub fn relaid<'b>(&self, relaid: &'b Relaid, functions: &'b [Symbol]) -> LinkedImage<'b> {
+        LinkedImage {
+            image: &relaid.image,
+            base: self.base,
+            code_len: relaid.code_len,
+            bss_len: self.bss_len,
+            abs32: &relaid.abs32,
+            functions,
+        }
+    }
+}
+
 /// A relaid image.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Relaid {
@@ -345,20 +392,18 @@ fn unit_len(u: &Unit, insns: &[Insn]) -> u32 {
     }
 }
 
-/// Applies `edits` to the linked image (`image` = text, rodata, data at
-/// `base`, text first with length `code_len`, followed by `bss_len` bytes of
-/// bss; `abs32` = image offsets of the 32-bit absolute relocations) and
-/// returns the relaid image.  `symbols` are only used as decoding restart
-/// points.  Deterministic: the same input gives the same output.
-pub fn relayout(
-    image: &[u8],
-    base: u32,
-    code_len: u32,
-    bss_len: u32,
-    abs32: &[u32],
-    symbols: &[Symbol],
-    edits: &[Edit],
-) -> Result<Relaid, RelayoutError> {
+/// Applies `edits` to the linked image and returns the relaid image.  The
+/// image's functions are only used as decoding restart points.
+/// Deterministic: the same input gives the same output.
+pub fn relayout(img: LinkedImage<'_>, edits: &[Edit]) -> Result<Relaid, RelayoutError> {
+    let LinkedImage {
+        image,
+        base,
+        code_len,
+        bss_len,
+        abs32,
+        functions: symbols,
+    } = img;
     let code = &image[..code_len as usize];
     let insns = clean_sweep(code, base, symbols)?;
     let text_end = base.wrapping_add(code_len);
@@ -1023,14 +1068,16 @@ fn join_repair(
 /// needs them (and as decoding restart points).  Returns the relaid image and
 /// what was repaired.
 fn repair_pass(
-    image: &[u8],
-    base: u32,
-    code_len: u32,
-    bss_len: u32,
-    abs32: &[u32],
-    functions: &[Symbol],
+    img: LinkedImage<'_>,
     max_gap: usize,
 ) -> Result<(Relaid, RepairReport), RelayoutError> {
+    let LinkedImage {
+        image,
+        base,
+        code_len,
+        functions,
+        ..
+    } = img;
     let code = &image[..code_len as usize];
     let sw = sweep(code, base, functions);
     let insns = &sw.insns;
@@ -1233,7 +1280,7 @@ fn repair_pass(
         });
     }
     edits.sort_by_key(|e| (e.offset, e.len));
-    let relaid = relayout(image, base, code_len, bss_len, abs32, functions, &edits)?;
+    let relaid = relayout(img, &edits)?;
     report.growth = relaid.code_len - code_len;
     Ok((relaid, report))
 }
@@ -1272,28 +1319,20 @@ fn remap_symbols(functions: &[Symbol], relaid: &Relaid) -> Vec<Symbol> {
 /// (`repaired`: addresses in the image each pass started from, as linked for
 /// the first pass; `unrepaired`: addresses in the returned image).
 pub fn repair_flag_hazards(
-    image: &[u8],
-    base: u32,
-    code_len: u32,
-    bss_len: u32,
-    abs32: &[u32],
-    functions: &[Symbol],
+    img: LinkedImage<'_>,
     max_gap: usize,
 ) -> Result<(Relaid, RepairReport), RelayoutError> {
-    let (mut relaid, mut report) =
-        repair_pass(image, base, code_len, bss_len, abs32, functions, max_gap)?;
+    let LinkedImage {
+        base,
+        code_len,
+        functions,
+        ..
+    } = img;
+    let (mut relaid, mut report) = repair_pass(img, max_gap)?;
     report.passes = 1;
     for _ in 0..16 {
         let syms = remap_symbols(functions, &relaid);
-        let (next, rep) = repair_pass(
-            &relaid.image,
-            base,
-            relaid.code_len,
-            bss_len,
-            &relaid.abs32,
-            &syms,
-            max_gap,
-        )?;
+        let (next, rep) = repair_pass(img.relaid(&relaid, &syms), max_gap)?;
         if rep.repaired.is_empty() {
             report.unrepaired = rep.unrepaired;
             break;
@@ -1305,14 +1344,7 @@ pub fn repair_flag_hazards(
     }
     // Then the hazards across joins (the not-taken arm of a select), see `super::join`.
     let syms = remap_symbols(functions, &relaid);
-    let (next, join) = super::join::repair_join_hazards(
-        &relaid.image,
-        base,
-        relaid.code_len,
-        bss_len,
-        &relaid.abs32,
-        &syms,
-    )?;
+    let (next, join) = super::join::repair_join_hazards(img.relaid(&relaid, &syms))?;
     if !join.repaired.is_empty() {
         report.repaired.extend(join.repaired);
         report
@@ -1326,14 +1358,7 @@ pub fn repair_flag_hazards(
     // Then every conditional that still reads a copy's flags on one path and a producer's on
     // another: the copies become flag-neutral (`super::join::repair_path_hazards`).
     let syms = remap_symbols(functions, &relaid);
-    let (next, paths) = super::join::repair_path_hazards(
-        &relaid.image,
-        base,
-        relaid.code_len,
-        bss_len,
-        &relaid.abs32,
-        &syms,
-    )?;
+    let (next, paths) = super::join::repair_path_hazards(img.relaid(&relaid, &syms))?;
     if !paths.repaired.is_empty() {
         // The copies the path pass made neutral were what the earlier passes left.
         let fixed: BTreeSet<u32> = paths.repaired.iter().map(|&(_, c)| next.map(c)).collect();

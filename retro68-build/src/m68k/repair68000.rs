@@ -34,8 +34,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::relayout::{Edit, Piece, Relaid, RelayoutError, clean_sweep, relayout};
-use super::verify::Symbol;
+use super::relayout::{Edit, LinkedImage, Piece, Relaid, RelayoutError, clean_sweep, relayout};
 
 /// Which construct.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -153,14 +152,17 @@ pub fn mul_call_sequence(src: Option<u16>, imm: u32, dl: u16, helper: u32) -> (V
 /// restart points.  Returns the relaid image (its [`Relaid::map`] maps old
 /// addresses) and the report.
 pub fn repair_68000(
-    image: &[u8],
-    base: u32,
-    code_len: u32,
-    bss_len: u32,
-    abs32: &[u32],
-    functions: &[Symbol],
+    img: LinkedImage<'_>,
     helpers: Option<(u32, u32)>,
 ) -> Result<(Relaid, Repair68000Report), RelayoutError> {
+    let LinkedImage {
+        image,
+        base,
+        code_len,
+        abs32,
+        functions,
+        ..
+    } = img;
     let code = &image[..code_len as usize];
     let insns = clean_sweep(code, base, functions)?;
     let mut report = Repair68000Report::default();
@@ -263,7 +265,7 @@ pub fn repair_68000(
             why,
         })
         .collect();
-    let relaid = relayout(image, base, code_len, bss_len, abs32, functions, &edits)?;
+    let relaid = relayout(img, &edits)?;
     report.growth = relaid.code_len - code_len;
     Ok((relaid, report))
 }

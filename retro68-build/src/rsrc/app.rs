@@ -1,5 +1,5 @@
-//! Application packaging: a flat image becomes `CODE` 0 and `CODE` 1 (facts §2.1–2.3), the
-//! whole application a resource fork, and the file a MacBinary II file (facts §5.1; the
+//! Application packaging: a flat image becomes `CODE` 0 and `CODE` 1 (mac-facts §12.1–12.3), the
+//! whole application a resource fork, and the file a MacBinary II file (mac-facts §15.1; the
 //! formatter's writer).
 //!
 //! # Design
@@ -23,8 +23,12 @@ use ferrite_shared::flat::{FlatImage, decode_relocs};
 
 use super::fork::{Resource, ResourceFork};
 
-/// The start-up stub's source; [`stub`] assembles it.
-pub const STUB_SOURCE: &str = include_str!("../../stub/app_start.S");
+/// The start-up stub's source: the relocation walk (a macro shared with `stub/relocate.S`)
+/// and the stub that uses it; [`stub`] assembles it.
+pub const STUB_SOURCE: &str = concat!(
+    include_str!("../../stub/reloc_walk.S"),
+    include_str!("../../stub/app_start.S")
+);
 /// Bytes of the near segment header.
 pub const SEGMENT_HEADER_LEN: usize = 4;
 /// Bytes of the stub's parameter block (entry offset, table offset, relocated flag, 0, code
@@ -87,7 +91,7 @@ pub fn image_offset() -> Result<usize> {
     Ok(image_offset_for(stub()?.len()))
 }
 
-/// The application parameters above A5 (facts §2.1).
+/// The application parameters above A5 (mac-facts §12.1).
 pub const APP_PARAMS_LEN: u32 = 32;
 /// `CurJTOffset`: the jump table's offset from A5.
 pub const JUMP_TABLE_OFFSET: u32 = 32;
@@ -266,7 +270,7 @@ pub fn application_fork_with_stub(
     Ok(fork)
 }
 
-/// Finder flag `hasBundle` (facts §2.5).
+/// Finder flag `hasBundle` (mac-facts §12.5).
 pub const HAS_BUNDLE: u16 = 0x2000;
 
 /// What the catalog (or a MacBinary header) says about the application file.
@@ -282,7 +286,7 @@ pub struct AppFile {
 }
 
 /// The application as a MacBinary II file: type `APPL`, `hasBundle` set, `hasBeenInited`
-/// clear (facts §2.5), empty data fork.
+/// clear (mac-facts §12.5), empty data fork.
 pub fn macbinary(file: &AppFile, fork: &ResourceFork) -> Result<Vec<u8>> {
     if file.name.is_empty() || file.name.len() > 31 {
         bail!("a Mac file name has 1..=31 bytes, not {}", file.name.len());

@@ -1,4 +1,4 @@
-//! The resource fork container (facts §1): a 256-byte header area, the data area (each
+//! The resource fork container (mac-facts §11): a 256-byte header area, the data area (each
 //! resource is a 4-byte length then its bytes) and the map (header copy, type list, reference
 //! lists, name list). [`ResourceFork::to_bytes`] writes it; [`ResourceFork::parse`] reads it
 //! back (checking every offset against the fork's length).
@@ -23,7 +23,7 @@ pub const RES_CHANGED: u8 = 0x02;
 pub const DATA_OFFSET: u32 = 0x100;
 /// Length of the map header (16 header copy + 4 next map + 2 refnum + 2 attributes + 2 + 2).
 pub const MAP_HEADER_LEN: u32 = 28;
-/// Write a copy of the fork header into the map's first 16 bytes? Facts §1.3: zeros are
+/// Write a copy of the fork header into the map's first 16 bytes? Per mac-facts §11.3 zeros are
 /// accepted (Retro68 writes zeros), a copy is harmless. We write zeros.
 pub const MAP_HEADER_COPY: bool = false;
 
@@ -167,7 +167,7 @@ impl ResourceFork {
     }
 
     /// Write the fork: data at 0x100, the map right after the data, types and IDs sorted
-    /// (facts §1.3: sorting costs nothing), names in the same order.
+    /// (mac-facts §11.3: sorting costs nothing), names in the same order.
     pub fn to_bytes(&self) -> Result<Vec<u8>, ForkError> {
         let mut sorted: Vec<&Resource> = self.resources.iter().collect();
         sorted.sort_by_key(|r| (r.rtype, r.id));

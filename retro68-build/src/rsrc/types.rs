@@ -1,4 +1,4 @@
-//! Compiled layouts of the resources an application carries (facts §2.4, §2.5, §3.6). Each
+//! Compiled layouts of the resources an application carries (mac-facts §12.4, §12.5, §13.6). Each
 //! builder returns the resource's bytes; the unit tests pin every layout byte for byte.
 
 use super::fork::ResType;
@@ -111,7 +111,7 @@ pub fn mbar(ids: &[i16]) -> Vec<u8> {
     out
 }
 
-/// Window/dialog placement word (System 7), facts §3.6.
+/// Window/dialog placement word (System 7), mac-facts §13.6.
 pub mod position {
     pub const NO_AUTO_CENTER: u16 = 0x0000;
     pub const CENTER_MAIN_SCREEN: u16 = 0x280A;
@@ -142,7 +142,7 @@ pub mod position {
     }
 }
 
-/// Window definition IDs (facts §3.6).
+/// Window definition IDs (mac-facts §13.6).
 pub fn proc_id_by_name(n: &str) -> Option<i16> {
     Some(match n {
         "documentProc" => 0,
@@ -214,7 +214,7 @@ pub fn alrt(bounds: Rect, ditl_id: i16, stages: u16, position: Option<u16>) -> V
     out
 }
 
-/// `DITL` item types (facts §3.6).
+/// `DITL` item types (mac-facts §13.6).
 pub mod item {
     pub const USER: u8 = 0;
     pub const HELP: u8 = 1;
@@ -330,7 +330,7 @@ pub fn vers(v: &Vers) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// `SIZE` flag bits (facts §2.4).
+/// `SIZE` flag bits (mac-facts §12.4).
 pub mod size_flags {
     pub const ACCEPT_SUSPEND_RESUME: u16 = 0x4000;
     pub const CAN_BACKGROUND: u16 = 0x1000;
@@ -441,7 +441,7 @@ mod tests {
 
     #[test]
     fn dlog_matches_the_facts_example() {
-        // facts §3.6: `0022 0016 0120 01BA  0001  0100  0100  0000 0000  0200  00 00  300A`
+        // mac-facts §13.6: `0022 0016 0120 01BA  0001  0100  0100  0000 0000  0200  00 00  300A`
         let w = WindowTemplate {
             bounds: Rect::new(0x22, 0x16, 0x120, 0x1BA),
             proc_id: 1,

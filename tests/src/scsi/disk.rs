@@ -1,12 +1,12 @@
 //! The direct-access disk target: an image file (or memory) behind the SCSI-2 commands a Mac
-//! disk driver uses (facts §8), with a write cache, unit attention, removable media, fault
+//! disk driver uses (mac-facts §8), with a write cache, unit attention, removable media, fault
 //! injection and a timing model.
 //!
 //! Submodules keep the SCSI rules in plain functions: [`cdb`] (CDB decoding), [`sense`]
 //! (sense data), [`mode_pages`] (mode pages, MODE SENSE data, MODE SELECT validation),
 //! [`cache`] (the write cache), [`store`] (the backing store), [`timing`] (the time model).
 //!
-//! Modelling decisions the facts doc does not settle (each in one place):
+//! Modelling decisions docs/mac-facts.md does not settle (each in one place):
 //! * FORMAT UNIT zeroes the medium (a file is cut to 0 and regrown: sparse and quick); the
 //!   write cache is discarded; injected medium errors and reassignments stay. FmtData = 1 takes
 //!   the 4-byte defect list header only: a non-empty defect list or IP = 1 → 05/26/00.

@@ -1,10 +1,10 @@
 //! Both SCSI Managers of the emulated Mac, on one virtual bus ([`crate::scsi::ScsiBus`]).
 //!
 //! * [`v43`]: SCSI Manager 4.3, `_SCSIAtomic` ($A089) with D0 = 1 (`SCSIAction`): the XPT and
-//!   one SIM for bus 0 (facts §6).
+//!   one SIM for bus 0 (mac-facts §6).
 //! * [`original`]: the original SCSI Manager, `_SCSIDispatch` ($A815), phase by phase
-//!   (facts §7).
-//! * [`tib`]: the transfer-instruction-block interpreter both use (facts §7.2).
+//!   (mac-facts §7).
+//! * [`tib`]: the transfer-instruction-block interpreter both use (mac-facts §7.2).
 //!
 //! # Where the bus lives
 //! The bus and the managers' state are one [`ScsiState`] in the machine's extension storage
@@ -14,7 +14,7 @@
 //! # Installing
 //! [`install`] registers `_SCSIDispatch` always and `_SCSIAtomic` only when
 //! [`ScsiManagerConfig::v43_present`] is set: an old ROM lacks the trap, so
-//! `_GetTrapAddress($A089)` then returns the `_Unimplemented` address (facts §6.8).
+//! `_GetTrapAddress($A089)` then returns the `_Unimplemented` address (mac-facts §6.8).
 //!
 //! # Time
 //! Both managers charge the bus's modelled time ([`crate::scsi::Exec::time_ns`]) to emulated
@@ -29,7 +29,7 @@ pub mod v43;
 use crate::machine::Machine;
 use crate::scsi::ScsiBus;
 
-/// How the SCSI Managers are configured. Every field not settled by the facts doc is a
+/// How the SCSI Managers are configured. Every field not settled by docs/mac-facts.md is a
 /// modelling decision; see the field docs.
 #[derive(Debug, Clone)]
 pub struct ScsiManagerConfig {
@@ -37,11 +37,11 @@ pub struct ScsiManagerConfig {
     /// elsewhere) should follow [`v43_present`].
     pub v43_present: bool,
     /// A data phase shorter than `scsiDataLength` (underrun) ends an `SCSIExecIO` with
-    /// `scsiDataRunError` (−7918), residual set. Facts §6.6 says "over/under-run"; whether
+    /// `scsiDataRunError` (−7918), residual set. docs/mac-facts.md §6.6 says "over/under-run"; whether
     /// Apple's SIM reports underruns as an error or only through `scsiDataResidual` is not
     /// settled, so the default is the stricter reading (a driver must cope with either).
     pub underrun_is_error: bool,
-    /// The XPT clears `qLink` when a request completes. UNCONFIRMED (facts §6.7); default
+    /// The XPT clears `qLink` when a request completes. UNCONFIRMED (mac-facts §6.7); default
     /// false: `qLink` keeps the value the SIM queue left there (the next queued PB, as an OS
     /// queue leaves a dequeued element's link), so a driver must zero it before reuse.
     pub clear_qlink_at_completion: bool,

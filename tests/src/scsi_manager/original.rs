@@ -1,6 +1,6 @@
 //! The original SCSI Manager: `_SCSIDispatch` ($A815), a Toolbox trap with the Pascal stack
 //! convention — result word reserved, parameters pushed left to right, selector word on top;
-//! the trap pops parameters and selector and leaves the result (facts §7.1).
+//! the trap pops parameters and selector and leaves the result (mac-facts §7.1).
 //!
 //! | Sel | Call | Modelled as |
 //! |---|---|---|
@@ -16,7 +16,7 @@
 //! | 12 | `SCSIMsgIn(&msg)` | MESSAGE IN |
 //! | 13 | `SCSIMsgOut(msg)` | MESSAGE OUT, only right after `SCSISelAtn` |
 //!
-//! # Result codes (modelling decisions where the facts doc is silent)
+//! # Result codes (modelling decisions where docs/mac-facts.md is silent)
 //! * `SCSIGet` while the bus is not free, or while a 4.3 request is on the bus (completion
 //!   pending) → `scMgrBusyErr` (7).
 //! * `SCSISelect`/`SCSISelAtn` when the bus was not won with `SCSIGet` → `scSequenceErr` (8);

@@ -1,5 +1,5 @@
 //! The TIB (transfer instruction block) interpreter, shared by `SCSIRead`/`SCSIWrite`/
-//! `SCSIRBlind`/`SCSIWBlind` and by `SCSIExecIO` with `scsiDataTIB` (facts §7.2).
+//! `SCSIRBlind`/`SCSIWBlind` and by `SCSIExecIO` with `scsiDataTIB` (mac-facts §7.2).
 //!
 //! A TIB is an array of 10-byte instructions `{opcode: u16, param1: u32, param2: u32}` in
 //! guest memory, modified in place:
@@ -17,7 +17,7 @@
 //! * Every transfer instruction first waits for the bus to be in the data phase of the call's
 //!   direction; if it is not (the target moved on to STATUS), the TIB stops there, cleanly:
 //!   [`TibEnd::PhaseChanged`] (the old manager returns `scPhaseErr`). Blind transfers poll for
-//!   the first byte of each instruction too (facts §7.2), so the same holds for them.
+//!   the first byte of each instruction too (mac-facts §7.2), so the same holds for them.
 //! * Inside an instruction, a **polled** transfer handshakes every byte, so a phase change
 //!   mid-instruction also stops cleanly with the bytes received so far (`PhaseChanged`). A
 //!   **blind** transfer does not look: a data phase that ends mid-instruction is a bus timeout

@@ -1,5 +1,5 @@
 //! SCSI Manager 4.3: `_SCSIAtomic` ($A089) with D0 = 1 (`SCSIAction`) and A0 = parameter
-//! block; the result in D0 and `scsiResult` (facts §6). One SIM drives bus 0, the virtual bus
+//! block; the result in D0 and `scsiResult` (mac-facts §6). One SIM drives bus 0, the virtual bus
 //! of [`super::ScsiState`]; bus `$FF` is the XPT (for `SCSIBusInquiry`).
 //!
 //! # Functions
@@ -29,7 +29,7 @@
 //!   would); its results are written to the PB, and its completion routine called, by a
 //!   level-2 interrupt after the transaction's modelled bus time. A synchronous request is
 //!   queued the same way and `SCSIAction` waits ([`Machine::idle_until`]) until it is done;
-//!   with the interrupt mask at 2 or more it polls the SIM instead (facts §6.7,
+//!   with the interrupt mask at 2 or more it polls the SIM instead (mac-facts §6.7,
 //!   `SIMInterruptPoll`): the in-flight request completes inside the call.
 //! * The SIM links queued PBs through `qLink` (the next queued PB, 0 for the last) and does
 //!   not clear it when it dequeues one (see [`super::ScsiManagerConfig::clear_qlink_at_completion`]).
@@ -73,7 +73,7 @@
 //!   Queued requests for it are left alone.
 //! * Non-`SCSIExecIO` functions ignore `scsiCompletion` and complete inside the call.
 //! * Completion routines are called Pascal-style: the PB pointer pushed, the routine pops it
-//!   (facts §6.7). The emulator enters through a host-routine glue that checks, on return, that
+//!   (mac-facts §6.7). The emulator enters through a host-routine glue that checks, on return, that
 //!   SP is back where it was before the push (a routine that does not pop fails the run), with
 //!   A5 = the caller's A5 at `SCSIAction` time, and checks D3–D7/A2–A6 are preserved.
 //! * XRefs: one refNum per DeviceIdent; creating a second (any refNum) → `scsiDeviceConflict`.
@@ -101,7 +101,7 @@ const SEED_STREAM: u64 = 0x5C51;
 /// `_SCSIAtomic` selector (D0) of `SCSIAction`.
 pub const XPT_SCSI_ACTION: u32 = 1;
 
-// ----- SCSIPBHdr (facts §6.2) -----
+// ----- SCSIPBHdr (mac-facts §6.2) -----
 pub const Q_LINK: u32 = 0;
 pub const SCSI_RESERVED1: u32 = 4;
 pub const SCSI_PB_LENGTH: u32 = 6;
@@ -114,7 +114,7 @@ pub const SCSI_DRIVER_STORAGE: u32 = 24;
 pub const SCSI_XPT_PRIVATE: u32 = 28;
 pub const SCSI_PB_HDR_SIZE: u16 = 36;
 
-// ----- SCSIExecIOPB (facts §6.3) -----
+// ----- SCSIExecIOPB (mac-facts §6.3) -----
 pub const SCSI_RESULT_FLAGS: u32 = 36;
 pub const SCSI_DATA_PTR: u32 = 40;
 pub const SCSI_DATA_LENGTH: u32 = 44;
@@ -135,7 +135,7 @@ pub const SCSI_HANDSHAKE: u32 = 112;
 /// `sizeof(SCSIExecIOPB)`: the SIM's `scsiIOpbSize` and `scsiMaxIOpbSize`.
 pub const SCSI_EXEC_IO_PB_SIZE: u16 = 176;
 
-// ----- SCSIBusInquiryPB (facts §6.3) -----
+// ----- SCSIBusInquiryPB (mac-facts §6.3) -----
 pub const SCSI_ENGINE_COUNT: u32 = 36;
 pub const SCSI_MAX_TRANSFER_TYPE: u32 = 38;
 pub const SCSI_DATA_TYPES: u32 = 40;
@@ -156,7 +156,7 @@ pub const SCSI_HBA_SLOT_NUMBER: u32 = 165;
 pub const SCSI_SIMS_RSRC_ID: u32 = 166;
 pub const SCSI_BUS_INQUIRY_PB_SIZE: u16 = 172;
 
-// ----- other PBs (facts §6.3) -----
+// ----- other PBs (mac-facts §6.3) -----
 /// `SCSIAbortCommandPB` / `SCSITerminateIOPB`: the PB to abort.
 pub const SCSI_IO_PTR: u32 = 36;
 pub const SCSI_ABORT_PB_SIZE: u16 = 40;
@@ -170,7 +170,7 @@ pub const SCSI_OLD_CALL_ID: u32 = 36;
 pub const SCSI_EXISTS: u32 = 38;
 pub const SCSI_GET_VIRTUAL_ID_INFO_PB_SIZE: u16 = 40;
 
-// ----- function codes (facts §6.4) -----
+// ----- function codes (mac-facts §6.4) -----
 pub const SCSI_NOP: u8 = 0x00;
 pub const SCSI_EXEC_IO: u8 = 0x01;
 pub const SCSI_BUS_INQUIRY: u8 = 0x03;
@@ -184,7 +184,7 @@ pub const SCSI_CREATE_REF_NUM_XREF: u8 = 0x85;
 pub const SCSI_LOOKUP_REF_NUM_XREF: u8 = 0x86;
 pub const SCSI_REMOVE_REF_NUM_XREF: u8 = 0x87;
 
-// ----- scsiFlags (facts §6.5) -----
+// ----- scsiFlags (mac-facts §6.5) -----
 pub const SCSI_DIRECTION_MASK: u32 = 0xC000_0000;
 pub const SCSI_DIRECTION_IN: u32 = 0x4000_0000;
 pub const SCSI_DIRECTION_OUT: u32 = 0x8000_0000;
@@ -213,7 +213,7 @@ pub const SCSI_DATA_SG: u8 = 2;
 pub const SCSI_TRANSFER_BLIND: u8 = 0;
 pub const SCSI_TRANSFER_POLLED: u8 = 1;
 
-// ----- results (facts §6.6) -----
+// ----- results (mac-facts §6.6) -----
 pub const NO_ERR: i16 = 0;
 pub const SCSI_REQUEST_IN_PROGRESS: i16 = 1;
 pub const SCSI_REQUEST_ABORTED: i16 = -7934;

@@ -1,6 +1,6 @@
 //! The boot itself: scan the SCSI bus, load and call drivers, let the system come up, mount.
 //!
-//! Sequence (facts doc §2.1–§2.3; every step the doc marks UNCONFIRMED is a [`BootConfig`]
+//! Sequence (mac-facts §2.1–§2.3; every step the doc marks UNCONFIRMED is a [`BootConfig`]
 //! field or a commented choice here):
 //! 1. `SysEvtMask` = 0 while drivers load (UNCONFIRMED that it is 0 then; it makes a driver's
 //!    `_PostEvent` at install fail with `evtNotEnb`, the case a careful driver must survive).
@@ -60,7 +60,7 @@ pub struct BootConfig {
     /// Ticks the system runs after the drivers are loaded.
     pub settle_ticks: u32,
     /// Registers a driver's install routine must give back (UNCONFIRMED what the ROM needs;
-    /// default D3–D7/A2–A6, the facts doc's recommendation being stricter still).
+    /// default D3–D7/A2–A6, the recommendation in docs/mac-facts.md being stricter still).
     pub install_preserves: Preserved,
     /// 4.3 ROM: a driver entered at +8 must have registered with `SCSICreateRefNumXref`.
     /// What a real 4.3 ROM does with a driver that registers none is not documented, and

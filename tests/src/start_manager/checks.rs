@@ -1,7 +1,7 @@
 //! The checks a 68k ROM applies to a disk before it loads the disk's driver
-//! (`mac-driver-facts.md` §1.7, §2.2, §2.3), as a pure function of the disk's blocks.
+//! (`docs/mac-facts.md` §1.7, §2.2, §2.3), as a pure function of the disk's blocks.
 //!
-//! Every rule the facts doc marks UNCONFIRMED is a field of [`RomChecks`], so a test can turn
+//! Every rule docs/mac-facts.md marks UNCONFIRMED is a field of [`RomChecks`], so a test can turn
 //! it off or on and see what a driver or formatter depends on.
 
 use ferrite_shared::partition_map::{
@@ -25,7 +25,7 @@ pub enum RomGeneration {
     Quadra,
 }
 
-/// The ROM's disk checks; defaults follow the facts doc's recommendation of what to assume.
+/// The ROM's disk checks; defaults follow the recommendation in docs/mac-facts.md of what to assume.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RomChecks {
     /// OS type from XPRAM $77 that `ddType` must match (normally 1). UNCONFIRMED rule.

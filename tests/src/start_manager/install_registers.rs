@@ -1,7 +1,7 @@
 //! The registers the ROM hands a driver's install routine, and the diagnosis when a driver
 //! relies on one it does not.
 //!
-//! What is specified (facts doc §2.2, §2.3, §12 item 7):
+//! What is specified (mac-facts §2.2, §2.3, §2.5):
 //! * both entries: **D5** — the SCSI ID at +0, the DeviceIdent at +8 (IM Devices ch. 4);
 //! * +0 (ROMs without SCSI Manager 4.3): **A0** → a copy of the driver's partition map entry
 //!   (a third-party ROM analysis; not Apple documentation), modelled as a 512-byte copy in

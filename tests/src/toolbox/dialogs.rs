@@ -1,5 +1,5 @@
 //! Dialog Manager model (and `TEInit`): dialogs from `DLOG`/`DITL`, alerts from
-//! `ALRT`/`DITL` (facts §3.6), `ParamText` substitution, item texts. Modal interaction
+//! `ALRT`/`DITL` (mac-facts §13.6), `ParamText` substitution, item texts. Modal interaction
 //! comes from the script: `ModalDialog` and the alerts take the next [`Input::DialogItem`]
 //! (or [`Input::Return`] for the default item); anything else is a script error.
 //!
@@ -25,16 +25,16 @@ pub const DIALOG_RECORD_LEN: u32 = 170;
 pub const DIALOG_ITEMS: u32 = 156;
 /// `aDefItem` (word).
 pub const DIALOG_DEF_ITEM: u32 = 168;
-// DLOG (facts §3.6).
+// DLOG (mac-facts §13.6).
 const DLOG_VISIBLE: usize = 10;
 const DLOG_GO_AWAY: usize = 12;
 const DLOG_REFCON: usize = 14;
 const DLOG_DITL: usize = 18;
 const DLOG_TITLE: usize = 20;
-// ALRT (facts §3.6).
+// ALRT (mac-facts §13.6).
 const ALRT_DITL: usize = 8;
 const ALRT_STAGES: usize = 10;
-// DITL item types (facts §3.6).
+// DITL item types (mac-facts §13.6).
 pub const BUTTON: u8 = 4;
 pub const CHECKBOX: u8 = 5;
 pub const RADIO: u8 = 6;
@@ -152,7 +152,7 @@ fn init_dialogs(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     require(m, call, i.te, "TEInit")?;
     let p = f.long(m, 0);
     if p != 0 {
-        return Err(f.misuse(format!("resumeProc ${p:08X}: pass NIL (facts §3.5)")));
+        return Err(f.misuse(format!("resumeProc ${p:08X}: pass NIL (mac-facts §13.5)")));
     }
     m.toolbox().initialized.dialogs = true;
     f.ret(m, call, Ret::None)
@@ -353,7 +353,7 @@ fn alert(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         )));
     };
     let items = parse_ditl(&ditl).map_err(|e| f.misuse(format!("DITL {ditl_id}: {e}")))?;
-    // Stage 1 = the bottom nibble (facts §3.6).
+    // Stage 1 = the bottom nibble (mac-facts §13.6).
     let stage = stages & 0xF;
     m.stats_mut().beeps += (stage & 3) as u32;
     if stage & 4 == 0 {

@@ -11,22 +11,22 @@ use crate::error::Fault;
 use crate::machine::Machine;
 use crate::traps::TrapCall;
 
-// EventRecord fields (facts §3.5: what, message, when, where (v, h), modifiers; 16 bytes).
+// EventRecord fields (mac-facts §13.5: what, message, when, where (v, h), modifiers; 16 bytes).
 const EVT_WHAT: u32 = 0;
 const EVT_MESSAGE: u32 = 2;
 const EVT_WHEN: u32 = 6;
 const EVT_WHERE: u32 = 10;
 const EVT_MODIFIERS: u32 = 14;
 const EVENT_RECORD_LEN: u32 = 16;
-// Event codes (facts §3.5).
+// Event codes (mac-facts §13.5).
 pub const NULL_EVENT: u16 = 0;
 pub const MOUSE_DOWN: u16 = 1;
 pub const KEY_DOWN: u16 = 3;
 pub const UPDATE_EVT: u16 = 6;
 pub const ACTIVATE_EVT: u16 = 8;
-/// `cmdKey` modifier (facts §3.5).
+/// `cmdKey` modifier (mac-facts §13.5).
 pub const CMD_KEY: u16 = 0x0100;
-/// `activeFlag` modifier of an activate event (IM; not in the facts doc).
+/// `activeFlag` modifier of an activate event (IM; not in docs/mac-facts.md).
 pub const ACTIVE_FLAG: u16 = 0x0001;
 /// Where the scripted user clicks to open a menu (global v, h; in the menu bar).
 pub const MENU_CLICK: (i16, i16) = (10, 10);

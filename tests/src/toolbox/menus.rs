@@ -1,4 +1,4 @@
-//! Menu Manager model: menus from `MENU`/`MBAR` resources (facts §3.6), the menu bar the user
+//! Menu Manager model: menus from `MENU`/`MBAR` resources (mac-facts §13.6), the menu bar the user
 //! sees, and menu choices from the script. A menu handle is a real handle holding the `MENU`
 //! resource's bytes; the model keeps the items (including ones `AppendResMenu` adds) on the
 //! host, so applications read items through `GetMenuItemText`.
@@ -15,7 +15,7 @@ use crate::machine::Machine;
 use crate::memory_manager::ZoneId;
 use crate::traps::TrapCall;
 
-// MENU resource fields (facts §3.6).
+// MENU resource fields (mac-facts §13.6).
 const MENU_ID: usize = 0;
 const MENU_ENABLE_FLAGS: usize = 10;
 const MENU_TITLE: usize = 14;

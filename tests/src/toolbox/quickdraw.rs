@@ -1,4 +1,4 @@
-//! QuickDraw model: the QuickDraw globals `InitGraf` sets up (facts §2.3), the current port
+//! QuickDraw model: the QuickDraw globals `InitGraf` sets up (mac-facts §12.3), the current port
 //! (kept where a real Mac keeps it: in the application's `thePort`, found through 0(A5)),
 //! and drawing **recorded, not rendered**: strings with their pen position, font and size,
 //! and shape operations, into the [`super::ScreenRecord`]. Drawing needs a current port
@@ -11,7 +11,7 @@ use crate::error::Fault;
 use crate::machine::Machine;
 use crate::traps::TrapCall;
 
-// QuickDraw globals, offsets from the `thePort` address InitGraf receives (facts §2.3:
+// QuickDraw globals, offsets from the `thePort` address InitGraf receives (mac-facts §12.3:
 // thePort 4, white, black, gray, ltGray, dkGray 8 each, arrow 68, screenBits 14, randSeed 4,
 // 76 private bytes = 206 bytes from high to low memory).
 pub const QD_THE_PORT: i32 = 0;

@@ -1,7 +1,7 @@
 //! Resource Manager model: the launched application's resource fork (the only open resource
 //! file; the System file is not modelled, so system resources are "not found").
 //!
-//! The fork is parsed here with offsets written from the facts doc (§1), independently of
+//! The fork is parsed here with offsets written from docs/mac-facts.md (§11), independently of
 //! the writer in `retro68-build`. Loading a resource makes a handle in the application heap
 //! with the resource bit set (and locked if `resLocked`); asking again returns the same
 //! handle until `_ReleaseResource`.
@@ -14,24 +14,24 @@ use crate::machine::Machine;
 use crate::memory_manager::{STATE_LOCKED, STATE_RESOURCE, ZoneId};
 use crate::traps::TrapCall;
 
-// Fork header (facts §1.1).
+// Fork header (mac-facts §11.1).
 const HDR_DATA_OFFSET: usize = 0;
 const HDR_MAP_OFFSET: usize = 4;
 const HDR_DATA_LEN: usize = 8;
 const HDR_MAP_LEN: usize = 12;
-// Map (facts §1.3).
+// Map (mac-facts §11.3).
 const MAP_TYPE_LIST_OFFSET: usize = 24;
 const MAP_NAME_LIST_OFFSET: usize = 26;
 const REF_LEN: usize = 12;
 /// `resLocked` attribute bit.
 const RES_LOCKED: u8 = 0x10;
 
-/// `ResErr` low-memory global (word). Not in the facts doc: IM More Macintosh Toolbox's
+/// `ResErr` low-memory global (word). Not in docs/mac-facts.md: IM More Macintosh Toolbox's
 /// low-memory list ($0A60). UNVERIFIED.
 pub const RES_ERR: u32 = 0xA60;
-/// `CurMap` (facts §3.5 list): reference number of the current resource file.
+/// `CurMap` (mac-facts §9.1): reference number of the current resource file.
 pub const CUR_MAP: u32 = 0xA5A;
-/// `resNotFound`. Not in the facts doc (IM: −192). UNVERIFIED.
+/// `resNotFound`. Not in docs/mac-facts.md (IM: −192). UNVERIFIED.
 pub const RES_NOT_FOUND: i16 = -192;
 /// Reference number the model gives the application's resource file (modelling choice).
 pub const APP_REF_NUM: u16 = 2;

@@ -1,4 +1,4 @@
-//! Segment Loader model: launching an application the way the Finder would (facts §2.1–2.3).
+//! Segment Loader model: launching an application the way the Finder would (mac-facts §12.1–12.3).
 //!
 //! [`Machine::launch_application`] reads `CODE` 0, allocates the A5 world, copies the jump
 //! table to A5 + `CurJTOffset` (32), sets `CurrentA5`, `CurStackBase`, `CurApName`,
@@ -9,13 +9,13 @@
 //! `_ExitToShell` ends the run cleanly (back to the "Finder"); returning from the entry point
 //! instead is a fault ([`RETURN_FROM_MAIN_IS_EXIT`]).
 //!
-//! Modelling choices (not settled by the facts doc):
+//! Modelling choices (not settled by docs/mac-facts.md):
 //! * The A5 world is a nonrelocatable block of the application heap (below A5 + above A5
-//!   bytes), left unzeroed (the facts: do not assume below-A5 is zeroed); the application
+//!   bytes), left unzeroed (mac-facts §12.3: do not assume below-A5 is zeroed); the application
 //!   parameters above A5 are zeroed. The stack is the machine's stack (not carved from the
 //!   partition).
 //! * `_LoadSeg` must be executed from a jump-table entry (at entry + 6, as the unloaded near
-//!   entry does); how the real one finds the entry is UNVERIFIED (facts §2.3).
+//!   entry does); how the real one finds the entry is UNVERIFIED (mac-facts §12.3).
 
 use super::resources::{self, APP_REF_NUM, CUR_MAP, ResEntry};
 use super::{Frame, Ret, Seen};
@@ -25,21 +25,21 @@ use crate::machine::Machine;
 use crate::memory_manager::{STATE_LOCKED, STATE_RESOURCE, ZoneId};
 use crate::traps::TrapCall;
 
-/// `CurStackBase` (facts §3.5).
+/// `CurStackBase` (mac-facts §9.1).
 pub const CUR_STACK_BASE: u32 = 0x908;
-/// `CurApName` (Str31, facts §3.5).
+/// `CurApName` (Str31, mac-facts §9.1).
 pub const CUR_AP_NAME: u32 = 0x910;
-/// `CurJTOffset` (word, facts §2.1).
+/// `CurJTOffset` (word, mac-facts §12.1).
 pub const CUR_JT_OFFSET: u32 = 0x934;
-/// `CurrentA5` (facts §3.5).
+/// `CurrentA5` (mac-facts §9.1).
 pub const CURRENT_A5: u32 = 0x904;
-/// Bytes of application parameters above A5 (facts §2.1).
+/// Bytes of application parameters above A5 (mac-facts §12.1).
 pub const APP_PARAMS_LEN: u32 = 32;
-/// Does an application's entry point returning (RTS) count as quitting? The facts doc does
+/// Does an application's entry point returning (RTS) count as quitting? docs/mac-facts.md does
 /// not say what a real launch leaves as return address; we fail the run instead.
 pub const RETURN_FROM_MAIN_IS_EXIT: bool = false;
 
-// CODE 0 fields (facts §2.1).
+// CODE 0 fields (mac-facts §12.1).
 const C0_ABOVE_A5: usize = 0;
 const C0_BELOW_A5: usize = 4;
 const C0_JT_LEN: usize = 8;
@@ -141,7 +141,7 @@ impl Machine {
             return Err(setup(
                 self,
                 format!(
-                    "CODE 0 is inconsistent: above A5 {above}, below A5 {below}, jump table {jt_len} bytes at offset {jt_off}, resource {} bytes (facts §2.1: offset 32, above = 32 + table, 16 + table bytes)",
+                    "CODE 0 is inconsistent: above A5 {above}, below A5 {below}, jump table {jt_len} bytes at offset {jt_off}, resource {} bytes (mac-facts §12.1: offset 32, above = 32 + table, 16 + table bytes)",
                     code0.len()
                 ),
             ));

@@ -4,7 +4,7 @@
 //! is invalidated gets an update event; the application must answer it with
 //! `BeginUpdate`/`EndUpdate` (otherwise the model, like a Mac, keeps sending it).
 //!
-//! WindowRecord offsets are not in the facts doc; they are IM Macintosh Toolbox Essentials'
+//! WindowRecord offsets are not in docs/mac-facts.md; they are IM Macintosh Toolbox Essentials'
 //! (UNVERIFIED here), one constant each.
 
 use super::{
@@ -35,7 +35,7 @@ pub const USER_KIND: u16 = 8;
 pub const DIALOG_KIND: u16 = 2;
 /// Height of the menu bar (FindWindow's inMenuBar; modelling choice: 20 pixels).
 pub const MENU_BAR_HEIGHT: i16 = 20;
-/// FindWindow results (facts §3.5).
+/// FindWindow results (mac-facts §13.5).
 pub const IN_DESK: u16 = 0;
 pub const IN_MENU_BAR: u16 = 1;
 pub const IN_CONTENT: u16 = 3;
@@ -248,7 +248,7 @@ fn new_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 }
 
 /// `GetNewWindow(windowID: INTEGER; wStorage: Ptr; behind: WindowPtr): WindowPtr` from a
-/// `WIND` resource (facts §3.6).
+/// `WIND` resource (mac-facts §13.6).
 fn get_new_window(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let f = Frame::new(m, call, &[2, 4, 4], 4)?;
     let id = f.int(m, 0);

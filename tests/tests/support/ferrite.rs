@@ -2,7 +2,7 @@
 //! in the emulated Mac: boot a disk, find the driver's drives, make Device Manager calls from
 //! the host (`Machine::device_call`, exactly what guest code executing the trap would do).
 //!
-//! Parameter-block offsets are literal constants from `mac-driver-facts.md` §3.3.
+//! Parameter-block offsets are literal constants from `docs/mac-facts.md` §3.3.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -16,7 +16,7 @@ use ferrite_emu::test_disk::{TestDisk, TestDiskLayout, TestVolume};
 use ferrite_emu::{CpuModel, Machine, MachineConfig};
 use ferrite_shared::driver_blob::Settings;
 
-// ---- parameter blocks (facts §3.3) ----
+// ---- parameter blocks (mac-facts §3.3) ----
 pub const IO_COMPLETION: u32 = 12;
 pub const IO_RESULT: u32 = 16;
 pub const IO_VREFNUM: u32 = 22;

@@ -1,4 +1,4 @@
-//! CDB decoding (facts §8): opcodes, field layouts and the checks that make a CDB invalid.
+//! CDB decoding (mac-facts §8): opcodes, field layouts and the checks that make a CDB invalid.
 //! Pure functions — no target state — so every layout is unit-testable without a bus.
 
 use super::sense::{Sense, asc};

@@ -1,4 +1,4 @@
-//! Mode pages (facts §8.1, §8.2): read-write error recovery (01h), format device (03h), rigid
+//! Mode pages (mac-facts §8.1, §8.2): read-write error recovery (01h), format device (03h), rigid
 //! disk geometry (04h) and caching (08h), each with current, changeable, default and saved
 //! values; MODE SENSE data building and MODE SELECT parameter-list validation.
 //!
@@ -16,7 +16,7 @@ pub mod page {
     pub const ALL: u8 = 0x3F;
 }
 
-/// Page lengths (byte 1). The caching page is the SCSI-2 length 0Ah (facts §8.2: SBC drives
+/// Page lengths (byte 1). The caching page is the SCSI-2 length 0Ah (mac-facts §8.2: SBC drives
 /// use 12h; this target models a SCSI-2 drive).
 pub const ERROR_RECOVERY_LEN: u8 = 0x0A;
 pub const FORMAT_DEVICE_LEN: u8 = 0x16;

@@ -1,4 +1,4 @@
-//! Fixed-format sense data (facts §8.3): sense keys, additional sense codes and the 18-byte
+//! Fixed-format sense data (mac-facts §8.3): sense keys, additional sense codes and the 18-byte
 //! block REQUEST SENSE returns.
 
 /// Sense keys (byte 2, bits 3–0).
