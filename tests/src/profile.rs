@@ -203,19 +203,29 @@ pub struct DiskProfile {
 
 impl DiskProfile {
     /// Every disk profile: 5400 rpm and 7200 rpm 1990s drives, a 10k-rpm drive, an SD-card
-    /// emulator.
+    /// emulator. The drives' read-ahead streams at the media rate
+    /// ([`TimingConfig::read_ahead_at_media_rate`]).
     pub const ALL: [DiskProfile; 4] = [
         DiskProfile {
             name: "5400 rpm",
-            timing: TimingConfig::hdd_5400_1990s(),
+            timing: TimingConfig {
+                read_ahead_at_media_rate: true,
+                ..TimingConfig::hdd_5400_1990s()
+            },
         },
         DiskProfile {
             name: "7200 rpm",
-            timing: TimingConfig::hdd_7200_1990s(),
+            timing: TimingConfig {
+                read_ahead_at_media_rate: true,
+                ..TimingConfig::hdd_7200_1990s()
+            },
         },
         DiskProfile {
             name: "10k rpm",
-            timing: TimingConfig::hdd_10k(),
+            timing: TimingConfig {
+                read_ahead_at_media_rate: true,
+                ..TimingConfig::hdd_10k()
+            },
         },
         DiskProfile {
             name: "SD emulator",
