@@ -280,7 +280,7 @@ impl Bench {
 
     /// BenchTest-style: twenty 768 KB requests at seeded random starting points.
     fn sustained(&mut self, write: bool) -> Split {
-        let mut rng = Rng(0x5EED_768);
+        let mut rng = Rng(0x0768_5EED);
         let span = VOL_BLOCKS - SUSTAINED_BYTES / 512;
         let reqs: Vec<(u32, u32)> = (0..SUSTAINED_COUNT)
             .map(|_| (rng.below(span as u64) as u32 * 512, SUSTAINED_BYTES))
