@@ -57,6 +57,10 @@ enum Cmd {
     /// Rewrite the fault matrix in docs/RELIABILITY.md (tests/tests/driver_fault_matrix.rs:
     /// every injected fault × operation × SCSI Manager × write cache) after a build.
     Reliability,
+    /// Rewrite the benchmark tables in docs/BENCHMARKS.md (tests/tests/driver_bench_profiles.rs:
+    /// KB/s versus request size, sustained 768 KB transfers, transactions per second and
+    /// access time on every machine × disk profile, from emulated time only) after a build.
+    Bench,
     /// The long soak of the driver (tests/tests/driver_soak.rs): random reads and writes —
     /// synchronous, asynchronous, immediate, with KillIO —, faults and power losses, checked
     /// against a shadow of what the driver acknowledged, on every ROM model and CPU.
@@ -191,6 +195,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let opts = Options::standard(&root);
             build_all(&opts)?;
             reliability(&root, &opts.out_dir)?;
+        }
+        Cmd::Bench => {
+            prereq::ensure_all()?;
+            let opts = Options::standard(&root);
+            build_all(&opts)?;
+            bench(&root, &opts.out_dir)?;
         }
         Cmd::Soak { seed, ops } => {
             prereq::ensure_all()?;
@@ -889,6 +899,36 @@ fn reliability(root: &Path, m68k_dir: &Path) -> Result<()> {
         bail!("the fault matrix failed (its message names the cell)");
     }
     println!("xtask reliability: docs/RELIABILITY.md has the fault matrix");
+    Ok(())
+}
+
+/// `cargo xtask bench`: the benchmark suite under the default seed, rewriting its section
+/// of docs/BENCHMARKS.md (progress on the terminal).
+fn bench(root: &Path, m68k_dir: &Path) -> Result<()> {
+    let mut cmd = cargo_stable(root);
+    cmd.args([
+        "test",
+        "--quiet",
+        "-p",
+        "ferrite-emu",
+        "--test",
+        "driver_bench_profiles",
+    ])
+    .args([
+        "--",
+        "--include-ignored",
+        "--nocapture",
+        "--test-threads",
+        "1",
+    ])
+    .env("FERRITE_M68K_DIR", m68k_dir)
+    .env("FERRITE_WRITE_DOCS", "1")
+    .env_remove("FERRITE_SEED");
+    let status = cmd.status().context("could not run cargo test")?;
+    if !status.success() {
+        bail!("the benchmarks failed (the message names the check)");
+    }
+    println!("xtask bench: docs/BENCHMARKS.md has the benchmark tables");
     Ok(())
 }
 

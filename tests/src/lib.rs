@@ -58,6 +58,7 @@ pub mod machine;
 pub mod memory_manager;
 pub mod mm_traps;
 pub mod os_utils;
+pub mod profile;
 pub mod qemu;
 #[cfg(unix)]
 pub mod qemu_monitor;

@@ -450,6 +450,12 @@ impl DiskTarget {
         self.head
     }
 
+    /// Put the head (and read-ahead segment) where `head` says (a benchmark's reference
+    /// disk starts where the measured one is).
+    pub fn set_head(&mut self, head: Head) {
+        self.head = head;
+    }
+
     /// The last host I/O error on the image (reported to the initiator as 04/44/00).
     pub fn last_io_error(&self) -> Option<&str> {
         self.last_io_error.as_deref()
@@ -1233,7 +1239,7 @@ impl DiskTarget {
             let mut head = self.head;
             let t = self
                 .model()
-                .access(&mut head, lba, good + u64::from(bad.is_some()));
+                .access_write(&mut head, lba, good + u64::from(bad.is_some()));
             self.head = head;
             r.map(|()| t)
         };

@@ -12,6 +12,6 @@ pub mod target;
 
 pub use bus::{BusPhase, Exec, LogEntry, ScsiBus, SelectError};
 pub use disk::sense::Sense;
-pub use disk::timing::TimingConfig;
+pub use disk::timing::{Head, TimingConfig};
 pub use disk::{DiskConfig, DiskStats, DiskTarget, NotReadyCause};
 pub use target::{DataPhase, ScsiTarget, status};

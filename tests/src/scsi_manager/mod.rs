@@ -20,13 +20,15 @@
 //! Both managers charge the bus's modelled time ([`crate::scsi::Exec::time_ns`]) to emulated
 //! time, converted to CPU cycles with [`Machine::clock_hz`]: the original manager (synchronous,
 //! CPU-driven) lets that time pass inside each call; SCSI Manager 4.3 completes a request with
-//! a level-2 interrupt that much later.
+//! a level-2 interrupt that much later. With a machine profile ([`set_profile`]) each also
+//! adds the SCSI Manager's own modelled CPU time ([`crate::profile`]) the same way.
 
 pub mod original;
 pub mod tib;
 pub mod v43;
 
 use crate::machine::Machine;
+use crate::profile::{Manager, ScsiCost, TransferKind};
 use crate::scsi::ScsiBus;
 
 /// How the SCSI Managers are configured. Every field not settled by docs/mac-facts.md is a
@@ -124,6 +126,59 @@ pub struct ScsiState {
     pub(crate) sim: v43::Sim,
     pub(crate) old: original::OldState,
     pub(crate) calls: Vec<ScsiCall>,
+    /// The SCSI Manager's modelled CPU cost (none: the managers cost no time of their own).
+    pub(crate) cost: Option<ScsiCost>,
+    pub(crate) counters: TimeCounters,
+}
+
+/// What the SCSI Managers' modelled cost added ([`set_profile`]), for benchmarks: read it
+/// before and after a request. The bus/disk time is [`ScsiBus::time_ns`]; the CPU's own
+/// cycles are [`crate::Stats::cycles`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TimeCounters {
+    /// SCSI Manager time added, ns (per command plus per byte beyond the bus time).
+    pub manager_ns: u64,
+    /// Commands charged the per-command cost.
+    pub commands: u64,
+    /// Data bytes charged by transfer kind: polled, blind.
+    pub polled_bytes: u64,
+    pub blind_bytes: u64,
+}
+
+/// Model the SCSI Manager's own CPU time with `cost` from now on (`None`: back to no cost,
+/// the default). Set the bus rate to the machine's too (see
+/// [`crate::profile::MachineProfile`]).
+pub fn set_profile(m: &mut Machine, cost: Option<ScsiCost>) {
+    state(m).cost = cost;
+}
+
+/// The SCSI Managers' time counters so far.
+pub fn counters(m: &mut Machine) -> TimeCounters {
+    state(m).counters
+}
+
+/// Charge one command's cost under `manager`; returns the ns added.
+pub(crate) fn charge_command(m: &mut Machine, manager: Manager) -> u64 {
+    let st = state(m);
+    let Some(cost) = st.cost else { return 0 };
+    let ns = cost.command_ns(manager);
+    st.counters.manager_ns += ns;
+    st.counters.commands += 1;
+    ns
+}
+
+/// Charge the CPU time of moving `bytes` by `kind` beyond the bus's own time; returns the
+/// ns added.
+pub(crate) fn charge_data(m: &mut Machine, kind: TransferKind, bytes: u64) -> u64 {
+    let st = state(m);
+    let Some(cost) = st.cost else { return 0 };
+    let ns = cost.data_ns(kind, bytes, st.bus.bytes_per_sec);
+    st.counters.manager_ns += ns;
+    match kind {
+        TransferKind::Polled => st.counters.polled_bytes += bytes,
+        TransferKind::Blind => st.counters.blind_bytes += bytes,
+    }
+    ns
 }
 
 /// The state (bus included).

@@ -54,7 +54,8 @@ use crate::scsi::{BusPhase, SelectError};
 use crate::traps::TrapCall;
 
 use super::tib::{self, TibDir, TibEnd};
-use super::{ScsiCall, mapped, ns_to_cycles, state, v43};
+use super::{ScsiCall, charge_command, charge_data, mapped, ns_to_cycles, state, v43};
+use crate::profile::{Manager, TransferKind};
 
 /// `_SCSIDispatch`.
 pub const SCSI_DISPATCH: u16 = 0xA815;
@@ -219,6 +220,8 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let p = args + 2;
     let t0 = state(m).bus.time_ns();
     let msg_out_allowed = std::mem::take(&mut state(m).old.msg_out_allowed);
+    // The SCSI Manager's own modelled time (a machine profile), ns.
+    let mut manager_ns = 0;
     let result = match sel {
         SCSI_RESET => {
             state(m).bus.reset();
@@ -238,10 +241,11 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         SCSI_SELECT | SCSI_SEL_ATN => {
             let id = m.read_u16(p);
             let atn = sel == SCSI_SEL_ATN;
-            let st = state(m);
-            if st.bus.phase() != BusPhase::Arbitrated {
+            if state(m).bus.phase() != BusPhase::Arbitrated {
                 SC_SEQUENCE_ERR
             } else {
+                manager_ns += charge_command(m, Manager::Original);
+                let st = state(m);
                 // IDs above 6 are refused by the bus (which then goes free).
                 let id = id.min(7) as u8;
                 match st.bus.select(id, atn, 0) {
@@ -289,7 +293,14 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
             if !ok_phase {
                 SC_PHASE_ERR
             } else {
-                match tib::run(m, tib_ptr, dir, blind, call.word)?.end {
+                let run = tib::run(m, tib_ptr, dir, blind, call.word)?;
+                let kind = if blind {
+                    TransferKind::Blind
+                } else {
+                    TransferKind::Polled
+                };
+                manager_ns += charge_data(m, kind, run.moved as u64);
+                match run.end {
                     TibEnd::Stop => NO_ERR,
                     TibEnd::PhaseChanged { .. } => SC_PHASE_ERR,
                     TibEnd::BlindTimeout { .. } => SC_BUS_TO_ERR,
@@ -330,8 +341,8 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         }
         _ => unreachable!("param_bytes covers every selector"),
     };
-    // The bus time of this call passes on the CPU.
-    let dt = state(m).bus.time_ns() - t0;
+    // The bus time of this call (and the SCSI Manager's own) passes on the CPU.
+    let dt = state(m).bus.time_ns() - t0 + manager_ns;
     if dt > 0 {
         let at = m.emulated_cycles() + ns_to_cycles(m, dt);
         m.idle_to_cycle(at);

@@ -92,7 +92,8 @@ use crate::scsi::{BusPhase, SelectError, status};
 use crate::traps::TrapCall;
 
 use super::tib::{self, TibDir, TibEnd};
-use super::{CompletionTiming, ScsiCall, mapped, ns_to_cycles, state};
+use super::{CompletionTiming, ScsiCall, charge_command, charge_data, mapped, ns_to_cycles, state};
+use crate::profile::{Manager, TransferKind};
 
 /// `_SCSIAtomic`.
 pub const SCSI_ATOMIC: u16 = 0xA089;
@@ -1137,8 +1138,26 @@ fn wait_done(m: &mut Machine, pb: u32, done: &Arc<AtomicBool>) -> Result<(), Fau
 type DataIn = Vec<(u32, Vec<u8>)>;
 
 /// Run `req`'s whole transaction on the bus. Returns the outcome, the DATA IN bytes for the
-/// client's buffer (buffer and S/G requests; a TIB moves its data itself) and the bus time.
+/// client's buffer (buffer and S/G requests; a TIB moves its data itself) and the time: the
+/// bus's plus, with a machine profile, the SCSI Manager's own.
 fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, DataIn, u64), Fault> {
+    let mut manager_ns = charge_command(m, Manager::V43);
+    let (o, data_in, ns, moved, blind) = run_exec_bus(m, req)?;
+    let kind = if blind {
+        TransferKind::Blind
+    } else {
+        TransferKind::Polled
+    };
+    manager_ns += charge_data(m, kind, moved);
+    Ok((o, data_in, ns + manager_ns))
+}
+
+/// [`run_exec`]'s bus transaction: also the data bytes moved and whether blind.
+#[allow(clippy::type_complexity)]
+fn run_exec_bus(
+    m: &mut Machine,
+    req: &Request,
+) -> Result<(Outcome, DataIn, u64, u64, bool), Fault> {
     let pb = req.pb;
     let t0 = state(m).bus.time_ns();
     let flags = req.flags;
@@ -1167,21 +1186,21 @@ fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, DataIn, u64), Fa
             Err(SelectError::Timeout) => {
                 o.result = SCSI_SELECT_TIMEOUT_ERR;
                 o.data_residual = len;
-                return Ok((o, Vec::new(), bus.time_ns() - t0));
+                return Ok((o, Vec::new(), bus.time_ns() - t0, 0, blind));
             }
             Err(e) => unreachable!("validated selection failed: {e:?}"),
         }
         if bus.command(&cdb).expect("command phase") == BusPhase::BusFree {
             o.result = SCSI_SCSI_BUS_RESET;
             o.data_residual = len;
-            return Ok((o, Vec::new(), bus.time_ns() - t0));
+            return Ok((o, Vec::new(), bus.time_ns() - t0, 0, blind));
         }
         if bus.is_hung() {
             // Nothing more comes: the request ends only at `scsiTimeout` (see `kick_from`).
             o.hung = true;
             o.result = SCSI_COMMAND_TIMEOUT;
             o.data_residual = len;
-            return Ok((o, Vec::new(), bus.time_ns() - t0));
+            return Ok((o, Vec::new(), bus.time_ns() - t0, 0, blind));
         }
     }
 
@@ -1284,7 +1303,7 @@ fn run_exec(m: &mut Machine, req: &Request) -> Result<(Outcome, DataIn, u64), Fa
         autosense(m, req, &mut o, atn, &mut data_in);
     }
     let ns = state(m).bus.time_ns() - t0;
-    Ok((o, data_in, ns))
+    Ok((o, data_in, ns, moved, blind))
 }
 
 /// REQUEST SENSE into `scsiSensePtr` after CHECK CONDITION.

@@ -29,8 +29,16 @@ pub struct TimingConfig {
     pub rpm: u32,
     /// Sustained media rate.
     pub media_bytes_per_sec: u64,
+    /// Sustained media rate of writes; 0 = the same as [`TimingConfig::media_bytes_per_sec`].
+    pub write_bytes_per_sec: u64,
     /// Read-ahead segment size; 0 = no read-ahead.
     pub read_ahead_bytes: u64,
+    /// A read served from the read-ahead segment still takes the media time of its blocks
+    /// (only seek and latency are saved): the drive fills the segment while the commands come
+    /// back to back, so a sequential stream runs at the media rate however it is split into
+    /// commands. `false`: the segment's blocks cost nothing (as if the drive had filled it
+    /// while idle). The benchmark profiles set it.
+    pub read_ahead_at_media_rate: bool,
     /// START STOP UNIT start=1 on a stopped unit.
     pub spin_up_ns: u64,
 }
@@ -47,7 +55,9 @@ impl TimingConfig {
             full_stroke_seek_ns: 17_000_000,
             rpm: 7200,
             media_bytes_per_sec: 6_000_000,
+            write_bytes_per_sec: 0,
             read_ahead_bytes: 64 * 1024,
+            read_ahead_at_media_rate: false,
             spin_up_ns: 8_000_000_000,
         }
     }
@@ -61,7 +71,61 @@ impl TimingConfig {
             full_stroke_seek_ns: 0,
             rpm: 0,
             media_bytes_per_sec: 10_000_000,
+            write_bytes_per_sec: 0,
             read_ahead_bytes: 0,
+            read_ahead_at_media_rate: false,
+            spin_up_ns: 0,
+        }
+    }
+
+    /// A 1990s 3.5" 5400-rpm SCSI-2 drive (benchmark profile; class figures, see
+    /// `docs/BENCHMARKS.md`): 0.7 ms command overhead, 2 ms track-to-track and 22 ms
+    /// full-stroke seek, 5.56 ms average rotational latency, 4 MB/s media rate, 64 KiB
+    /// read-ahead, 10 s spin-up.
+    pub const fn hdd_5400_1990s() -> TimingConfig {
+        TimingConfig {
+            command_overhead_ns: 700_000,
+            track_to_track_seek_ns: 2_000_000,
+            full_stroke_seek_ns: 22_000_000,
+            rpm: 5400,
+            media_bytes_per_sec: 4_000_000,
+            write_bytes_per_sec: 0,
+            read_ahead_bytes: 64 * 1024,
+            read_ahead_at_media_rate: false,
+            spin_up_ns: 10_000_000_000,
+        }
+    }
+
+    /// A late-1990s 10,000-rpm SCSI drive (Seagate Cheetah class; benchmark profile): 0.3 ms
+    /// command overhead, 0.8 ms track-to-track and 13 ms full-stroke seek, 3 ms average
+    /// rotational latency, 12 MB/s media rate, 256 KiB read-ahead, 20 s spin-up.
+    pub const fn hdd_10k() -> TimingConfig {
+        TimingConfig {
+            command_overhead_ns: 300_000,
+            track_to_track_seek_ns: 800_000,
+            full_stroke_seek_ns: 13_000_000,
+            rpm: 10_000,
+            media_bytes_per_sec: 12_000_000,
+            write_bytes_per_sec: 0,
+            read_ahead_bytes: 256 * 1024,
+            read_ahead_at_media_rate: false,
+            spin_up_ns: 20_000_000_000,
+        }
+    }
+
+    /// An SD-card SCSI emulator whose writes are slower than its reads (benchmark profile,
+    /// ZuluSCSI V1.1-class figures): 100 µs command overhead, no seek or rotation, 3.5 MB/s
+    /// reads, 2 MB/s writes, no read-ahead, no spin-up.
+    pub const fn sd_emulator_slow_writes() -> TimingConfig {
+        TimingConfig {
+            command_overhead_ns: 100_000,
+            track_to_track_seek_ns: 0,
+            full_stroke_seek_ns: 0,
+            rpm: 0,
+            media_bytes_per_sec: 3_500_000,
+            write_bytes_per_sec: 2_000_000,
+            read_ahead_bytes: 0,
+            read_ahead_at_media_rate: false,
             spin_up_ns: 0,
         }
     }
@@ -74,7 +138,9 @@ impl TimingConfig {
             full_stroke_seek_ns: 0,
             rpm: 0,
             media_bytes_per_sec: 0,
+            write_bytes_per_sec: 0,
             read_ahead_bytes: 0,
+            read_ahead_at_media_rate: false,
             spin_up_ns: 0,
         }
     }
@@ -109,6 +175,15 @@ impl TimingConfig {
             (bytes * 1_000_000_000).div_ceil(self.media_bytes_per_sec)
         }
     }
+
+    /// Media transfer time of writing `bytes`.
+    pub fn write_media_ns(&self, bytes: u64) -> u64 {
+        if self.write_bytes_per_sec == 0 {
+            self.media_ns(bytes)
+        } else {
+            (bytes * 1_000_000_000).div_ceil(self.write_bytes_per_sec)
+        }
+    }
 }
 
 impl Default for TimingConfig {
@@ -137,12 +212,26 @@ pub struct Model<'a> {
 impl Model<'_> {
     /// Seek + latency + transfer of `blocks` at `lba` (a cache miss); moves the head.
     pub fn access(&self, head: &mut Head, lba: u64, blocks: u64) -> u64 {
+        self.access_at(head, lba, blocks, false)
+    }
+
+    /// [`Model::access`] at the media rate of writes.
+    pub fn access_write(&self, head: &mut Head, lba: u64, blocks: u64) -> u64 {
+        self.access_at(head, lba, blocks, true)
+    }
+
+    /// [`Model::access`] for a read or (`write`) a write's media rate.
+    fn access_at(&self, head: &mut Head, lba: u64, blocks: u64, write: bool) -> u64 {
         if blocks == 0 {
             return 0;
         }
-        let t = self.cfg.seek_ns(head.lba, lba, self.capacity)
-            + self.cfg.half_rev_ns()
-            + self.cfg.media_ns(blocks * u64::from(self.block_size));
+        let bytes = blocks * u64::from(self.block_size);
+        let media = if write {
+            self.cfg.write_media_ns(bytes)
+        } else {
+            self.cfg.media_ns(bytes)
+        };
+        let t = self.cfg.seek_ns(head.lba, lba, self.capacity) + self.cfg.half_rev_ns() + media;
         head.lba = lba + blocks;
         head.segment = None;
         t
@@ -161,7 +250,12 @@ impl Model<'_> {
                 hits = blocks.min(e - lba);
                 let rest = blocks - hits;
                 // The rest streams on from where the pre-fetch stopped: no seek, no latency.
-                self.cfg.media_ns(rest * u64::from(self.block_size))
+                let paid = if self.cfg.read_ahead_at_media_rate {
+                    blocks
+                } else {
+                    rest
+                };
+                self.cfg.media_ns(paid * u64::from(self.block_size))
             }
             _ => self.access(head, lba, blocks),
         };
@@ -185,7 +279,7 @@ impl Model<'_> {
             while i + (n as usize) < lbas.len() && lbas[i + n as usize] == start + n {
                 n += 1;
             }
-            t += self.access(head, start, n);
+            t += self.access_at(head, start, n, true);
             i += n as usize;
         }
         head.segment = None;
