@@ -586,6 +586,7 @@ fn test(root: &Path) -> Result<()> {
         ]),
         "cargo clippy --workspace --all-targets -- -D warnings",
     )?;
+    command_links_no_harness(root)?;
     let opts = Options::standard(root);
     let built = build_all(&opts)?;
     print!("{}", pipeline::size_table(&built));
@@ -648,6 +649,42 @@ fn test(root: &Path) -> Result<()> {
     // 4. Byte-for-byte reproducible: a second build from scratch gives the same files.
     reproducible(root, &built)?;
     println!("xtask test: all passed");
+    Ok(())
+}
+
+/// The `ferrite` command links the emulated Mac without its test harness: no codegen suite,
+/// no differential tests, no qemu-m68k runner (`ferrite-emu`'s `harness` feature).
+fn command_links_no_harness(root: &Path) -> Result<()> {
+    let out = cargo_stable(root)
+        .args([
+            "tree",
+            "--quiet",
+            "-p",
+            "ferrite-formatter",
+            "--edges",
+            "normal",
+            "--prefix",
+            "none",
+        ])
+        .output()
+        .context("could not run cargo tree")?;
+    if !out.status.success() {
+        bail!("cargo tree -p ferrite-formatter failed");
+    }
+    let tree = String::from_utf8_lossy(&out.stdout);
+    let linked: Vec<&str> = ["codegen-suite", "ferrite-difftest"]
+        .into_iter()
+        .filter(|c| tree.lines().any(|l| l.starts_with(&format!("{c} "))))
+        .collect();
+    if !tree.lines().any(|l| l.starts_with("ferrite-emu ")) {
+        bail!("cargo tree -p ferrite-formatter does not list ferrite-emu: the check is stale");
+    }
+    if !linked.is_empty() {
+        bail!(
+            "the ferrite command links {}: depend on ferrite-emu with default-features = false",
+            linked.join(", ")
+        );
+    }
     Ok(())
 }
 

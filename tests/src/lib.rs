@@ -37,14 +37,17 @@
 //! * [`scsi`]: the virtual SCSI bus and its targets.
 //! * [`scsi_manager`]: SCSI Manager 4.3 (`_SCSIAtomic`) and the original SCSI Manager
 //!   (`_SCSIDispatch`) on that bus.
-//! * [`qemu`]: the second, independent 68k core (`qemu-m68k`).
-//! * [`conformance`]: the codegen suite compared across host, emulator and QEMU.
+//! * [`qemu`]: the second, independent 68k core (`qemu-m68k`); feature `harness`.
+//! * [`conformance`]: the codegen suite compared across host, emulator and QEMU; feature
+//!   `harness`, like [`difftest`] (the on-target differential tests' runner).
 
 pub mod bus;
+#[cfg(feature = "harness")]
 pub mod conformance;
 pub mod coverage;
 pub mod cpu;
 pub mod device_manager;
+#[cfg(feature = "harness")]
 pub mod difftest;
 pub mod drive_queue;
 pub mod error;
@@ -59,6 +62,7 @@ pub mod memory_manager;
 pub mod mm_traps;
 pub mod os_utils;
 pub mod profile;
+#[cfg(feature = "harness")]
 pub mod qemu;
 #[cfg(unix)]
 pub mod qemu_monitor;
