@@ -194,13 +194,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             prereq::ensure_all()?;
             let opts = Options::standard(&root);
             build_all(&opts)?;
-            reliability(&root, &opts.out_dir)?;
+            write_suite_docs(
+                &root,
+                &opts.out_dir,
+                "driver_fault_matrix",
+                "docs/RELIABILITY.md",
+            )?;
         }
         Cmd::Bench => {
             prereq::ensure_all()?;
             let opts = Options::standard(&root);
             build_all(&opts)?;
-            bench(&root, &opts.out_dir)?;
+            write_suite_docs(
+                &root,
+                &opts.out_dir,
+                "driver_bench_profiles",
+                "docs/BENCHMARKS.md",
+            )?;
         }
         Cmd::Soak { seed, ops } => {
             prereq::ensure_all()?;
@@ -915,57 +925,28 @@ fn soak(root: &Path, m68k_dir: &Path, seed: Option<u64>, ops: u64) -> Result<()>
     Ok(())
 }
 
-/// `cargo xtask reliability`: the fault-matrix suite under the default seed, rewriting its
-/// section of docs/RELIABILITY.md.
-fn reliability(root: &Path, m68k_dir: &Path) -> Result<()> {
-    let mut cmd = cargo_stable(root);
-    cmd.args([
-        "test",
-        "--quiet",
-        "-p",
-        "ferrite-emu",
-        "--test",
-        "driver_fault_matrix",
-    ])
-    .args(["--", "--include-ignored", "--nocapture"])
-    .env("FERRITE_M68K_DIR", m68k_dir)
-    .env("FERRITE_WRITE_DOCS", "1")
-    .env_remove("FERRITE_SEED");
-    let status = cmd.status().context("could not run cargo test")?;
+/// `cargo xtask reliability` and `cargo xtask bench`: run the driver suite `suite` under the
+/// default seed with `FERRITE_WRITE_DOCS=1`, which rewrites its generated section of `doc`
+/// (one test at a time, so its progress reads in order).
+fn write_suite_docs(root: &Path, m68k_dir: &Path, suite: &str, doc: &str) -> Result<()> {
+    let status = cargo_stable(root)
+        .args(["test", "--quiet", "-p", "ferrite-emu", "--test", suite])
+        .args([
+            "--",
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("FERRITE_M68K_DIR", m68k_dir)
+        .env("FERRITE_WRITE_DOCS", "1")
+        .env_remove("FERRITE_SEED")
+        .status()
+        .context("could not run cargo test")?;
     if !status.success() {
-        bail!("the fault matrix failed (its message names the cell)");
+        bail!("tests/tests/{suite}.rs failed (its message names the cell or check)");
     }
-    println!("xtask reliability: docs/RELIABILITY.md has the fault matrix");
-    Ok(())
-}
-
-/// `cargo xtask bench`: the benchmark suite under the default seed, rewriting its section
-/// of docs/BENCHMARKS.md (progress on the terminal).
-fn bench(root: &Path, m68k_dir: &Path) -> Result<()> {
-    let mut cmd = cargo_stable(root);
-    cmd.args([
-        "test",
-        "--quiet",
-        "-p",
-        "ferrite-emu",
-        "--test",
-        "driver_bench_profiles",
-    ])
-    .args([
-        "--",
-        "--include-ignored",
-        "--nocapture",
-        "--test-threads",
-        "1",
-    ])
-    .env("FERRITE_M68K_DIR", m68k_dir)
-    .env("FERRITE_WRITE_DOCS", "1")
-    .env_remove("FERRITE_SEED");
-    let status = cmd.status().context("could not run cargo test")?;
-    if !status.success() {
-        bail!("the benchmarks failed (the message names the check)");
-    }
-    println!("xtask bench: docs/BENCHMARKS.md has the benchmark tables");
+    println!("xtask: {doc} rewritten from tests/tests/{suite}.rs");
     Ok(())
 }
 
