@@ -1004,21 +1004,11 @@ fn difftest(
     function: Option<&str>,
     quiet: bool,
 ) -> Result<()> {
-    let mut cmd = cargo_stable(root);
-    cmd.args([
-        "run",
-        "--quiet",
-        "--release",
-        "-p",
-        "ferrite-emu",
-        "--bin",
-        "difftest",
-        "--",
-    ])
-    .arg(m68k_dir.join("test/ferrite-difftest.flat"))
-    .arg(m68k_dir.join("test/ferrite-difftest-linux.elf"))
-    .args(["--iterations", &iterations.to_string()])
-    .args(["--seed", &seed.to_string()]);
+    let mut cmd = emu_bin(root, "difftest");
+    cmd.arg(m68k_dir.join("test/ferrite-difftest.flat"))
+        .arg(m68k_dir.join("test/ferrite-difftest-linux.elf"))
+        .args(["--iterations", &iterations.to_string()])
+        .args(["--seed", &seed.to_string()]);
     if let Some(o) = only {
         cmd.args(["--only", o]);
     }
@@ -1034,7 +1024,9 @@ fn difftest(
     )
 }
 
-fn conformance_runner(root: &Path) -> Command {
+/// `cargo run --release` of one of ferrite-emu's binaries (`codegen-conformance`,
+/// `difftest`); the caller adds its arguments.
+fn emu_bin(root: &Path, bin: &str) -> Command {
     let mut cmd = cargo_stable(root);
     cmd.args([
         "run",
@@ -1043,10 +1035,14 @@ fn conformance_runner(root: &Path) -> Command {
         "-p",
         "ferrite-emu",
         "--bin",
-        "codegen-conformance",
+        bin,
         "--",
     ]);
     cmd
+}
+
+fn conformance_runner(root: &Path) -> Command {
+    emu_bin(root, "codegen-conformance")
 }
 
 /// Passed/total from a `codegen conformance: P/T on TARGET` line.
