@@ -41,6 +41,7 @@
 //! * [`conformance`]: the codegen suite compared across host, emulator and QEMU; feature
 //!   `harness`, like [`difftest`] (the on-target differential tests' runner).
 
+pub mod bench;
 pub mod bus;
 #[cfg(feature = "harness")]
 pub mod conformance;

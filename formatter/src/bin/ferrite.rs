@@ -91,6 +91,14 @@ pub enum Rom {
     Quadra,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchRom {
+    /// The original SCSI Manager.
+    Old,
+    /// SCSI Manager 4.3.
+    Scsi43,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Make a new disk: partition map, the Ferrite driver, HFS volumes, each with the Ferrite
@@ -226,6 +234,38 @@ enum Cmd {
         #[arg(long, value_name = "[VOLUME:]PATH")]
         launch: Option<String>,
     },
+    /// Benchmark the disk's driver, whatever it is, in the emulated Mac: FWB BenchTest's
+    /// suite (sustained transfer, transactions per second, access time), a diskperf-style
+    /// sweep (512 B to 1 MB; forward, backward, random; read and write) and a file workload.
+    /// Times are emulated, split into driver, SCSI Manager and bus/disk time; the image is
+    /// only read (writes go to a copy in memory).
+    Bench {
+        /// One or more disks: each is measured on the same profiles, then compared.
+        #[arg(required = true)]
+        disks: Vec<PathBuf>,
+        /// Machine profile: plus, se30, quadra900, 840av.
+        #[arg(long, default_value = "quadra900")]
+        machine: String,
+        /// Disk profile: 5400, 7200, 10k (rpm) or sd (an SD-card SCSI emulator).
+        #[arg(long = "disk", default_value = "7200")]
+        disk_profile: String,
+        /// old: the original SCSI Manager; scsi43: SCSI Manager 4.3 [default: scsi43, old on a
+        /// 68000 Mac].
+        #[arg(long, value_enum)]
+        rom: Option<BenchRom>,
+        /// The drive's write cache at power-on (a driver may change it).
+        #[arg(long, value_enum, default_value = "on")]
+        write_cache: OnOff,
+        /// SCSI ID [default: from an HDxx file name, else 0].
+        #[arg(long)]
+        id: Option<u8>,
+        /// Print the results as JSON.
+        #[arg(long)]
+        json: bool,
+        /// BenchTest and the file workload only, no sweep.
+        #[arg(long)]
+        quick: bool,
+    },
     /// Start QEMU's Quadra 800 (qemu-system-m68k -M q800) with the disk on its SCSI bus: checks
     /// the ROM, makes the PRAM file, prints the command, runs it.
     Qemu {
@@ -344,6 +384,34 @@ fn main() -> ExitCode {
             cat.as_deref(),
             launch.as_deref(),
         ),
+        Cmd::Bench {
+            disks,
+            machine,
+            disk_profile,
+            rom,
+            write_cache,
+            id,
+            json,
+            quick,
+        } => {
+            use ferrite_emu::profile::Manager;
+            let manager = match rom {
+                Some(BenchRom::Old) => Manager::Original,
+                Some(BenchRom::Scsi43) => Manager::V43,
+                None if machine == "plus" => Manager::Original,
+                None => Manager::V43,
+            };
+            cli::bench::bench(&cli::bench::BenchArgs {
+                disks: &disks,
+                machine: &machine,
+                disk_profile: &disk_profile,
+                manager,
+                write_cache: write_cache == OnOff::On,
+                id,
+                json,
+                quick,
+            })
+        }
         Cmd::Qemu {
             disk,
             rom,

@@ -2,6 +2,7 @@
 //! `no_std` library).
 
 pub mod add;
+pub mod bench;
 pub mod boot;
 pub mod date;
 pub mod disk;
