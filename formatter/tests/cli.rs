@@ -3711,7 +3711,7 @@ fn bench_times_the_disks_driver_and_never_writes_the_image() {
     assert!(e.contains("no driver was loaded"), "{e}");
     let e = fails(&s, &["bench", "on.hda", "--machine", "iici"]);
     assert!(
-        e.contains("the profiles are plus, se30, quadra900, 840av"),
+        e.contains("the profiles are plus, macii, se30, quadra900, 840av"),
         "{e}"
     );
 }

@@ -124,6 +124,23 @@ impl MachineProfile {
         }
     }
 
+    /// Macintosh II: 68020 at 15.6672 MHz, NCR 5380 with pseudo-DMA (the same SCSI hardware
+    /// and ROM SCSI Manager as the SE/30; SCSI Manager 4.3 was never offered for it). The
+    /// SCSI Manager's own cost is the SE/30's: its time is dominated by the 5380's bus cycles,
+    /// not by the CPU's caches.
+    pub const fn mac_ii() -> MachineProfile {
+        MachineProfile {
+            name: "Mac II",
+            description: "68020 15.67 MHz, NCR 5380 with pseudo-DMA, original SCSI Manager",
+            cpu: CpuModel::M68020,
+            clock_hz: 15_667_200,
+            original: true,
+            v43: false,
+            bus_bytes_per_sec: 5_000_000,
+            cost: MachineProfile::se30().cost,
+        }
+    }
+
     /// Macintosh SE/30 (and the II family): 68030 at 15.6672 MHz, NCR 5380 with pseudo-DMA
     /// (the hardware handshake holds the CPU's bus cycle until the 5380 is ready), original
     /// SCSI Manager.
@@ -186,8 +203,9 @@ impl MachineProfile {
     }
 
     /// Every machine profile, oldest first.
-    pub const ALL: [MachineProfile; 4] = [
+    pub const ALL: [MachineProfile; 5] = [
         MachineProfile::mac_plus(),
+        MachineProfile::mac_ii(),
         MachineProfile::se30(),
         MachineProfile::quadra_900(),
         MachineProfile::quadra_840av(),

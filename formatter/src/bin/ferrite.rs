@@ -243,7 +243,7 @@ enum Cmd {
         /// One or more disks: each is measured on the same profiles, then compared.
         #[arg(required = true)]
         disks: Vec<PathBuf>,
-        /// Machine profile: plus, se30, quadra900, 840av.
+        /// Machine profile: plus, macii, se30, quadra900, 840av.
         #[arg(long, default_value = "quadra900")]
         machine: String,
         /// Disk profile: 5400, 7200, 10k (rpm) or sd (an SD-card SCSI emulator).
@@ -398,7 +398,7 @@ fn main() -> ExitCode {
             let manager = match rom {
                 Some(BenchRom::Old) => Manager::Original,
                 Some(BenchRom::Scsi43) => Manager::V43,
-                None if machine == "plus" => Manager::Original,
+                None if matches!(machine.as_str(), "plus" | "macii" | "se30") => Manager::Original,
                 None => Manager::V43,
             };
             cli::bench::bench(&cli::bench::BenchArgs {

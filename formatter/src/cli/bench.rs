@@ -28,8 +28,9 @@ pub struct BenchArgs<'a> {
 /// A machine profile's constructor.
 type MakeProfile = fn() -> MachineProfile;
 
-pub const MACHINES: [(&str, MakeProfile); 4] = [
+pub const MACHINES: [(&str, MakeProfile); 5] = [
     ("plus", MachineProfile::mac_plus),
+    ("macii", MachineProfile::mac_ii),
     ("se30", MachineProfile::se30),
     ("quadra900", MachineProfile::quadra_900),
     ("840av", MachineProfile::quadra_840av),
@@ -256,10 +257,10 @@ fn text(s: &BenchSetup, manager: &str, d: &Measured) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{}: {} ({} MHz), {} disk, {manager}, write cache {} at power-on{}",
+        "{}: {} ({:.2} MHz), {} disk, {manager}, write cache {} at power-on{}",
         d.disk,
         s.machine.name,
-        s.machine.clock_hz / 1_000_000,
+        s.machine.clock_hz as f64 / 1e6,
         s.disk.name,
         if s.write_cache { "on" } else { "off" },
         match d.wce_after {
