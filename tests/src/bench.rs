@@ -440,6 +440,22 @@ impl Bench {
         })
     }
 
+    /// Idle time between series: the drive writes its cache back on its own, as drives do
+    /// when the bus is quiet, so one series' dirty blocks are not charged to the next. Not
+    /// counted in any figure; the reference disk does the same.
+    pub fn idle(&mut self) -> Result<(), BenchError> {
+        let id = self.reference.id;
+        let flush = |bus: &mut ScsiBus| -> Result<(), BenchError> {
+            if let Some(d) = bus.target_as_mut::<DiskTarget>(id) {
+                d.flush()
+                    .map_err(|e| BenchError::Request(format!("idle write-back: {e}")))?;
+            }
+            Ok(())
+        };
+        flush(scsi_manager::bus(&mut self.m))?;
+        flush(&mut self.reference.bus)
+    }
+
     /// Requests `(offset, bytes)` in order, summed.
     pub fn series(&mut self, write: bool, reqs: &[(u32, u32)]) -> Result<Split, BenchError> {
         let mut s = Split::default();

@@ -241,6 +241,7 @@ fn run(b: &mut Bench, quick: bool) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for (group, name, f) in jobs {
         pb.set_message(name.clone());
+        b.idle().map_err(|e| anyhow!("before {name}: {e}"))?;
         let split = f(b).map_err(|e| anyhow!("{name}: {e}"))?;
         rows.push(Row { group, name, split });
         pb.inc(1);
