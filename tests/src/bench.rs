@@ -24,7 +24,7 @@ use crate::memory_manager::ZoneId;
 use crate::profile::{DiskProfile, MachineProfile, Manager, TransferKind};
 use crate::scsi::{DiskConfig, DiskTarget, ScsiBus};
 use crate::scsi_manager::{self, CompletionTiming, ScsiManagerConfig};
-use crate::seed::{DEFAULT_SEED, Rng};
+use crate::seed::Rng;
 use crate::start_manager::{BootConfig, BootReport, RomGeneration, boot};
 
 /// Offsets in an `IOParam` (mac-facts §2).
@@ -58,6 +58,8 @@ pub struct BenchSetup {
     pub write_cache: bool,
     /// The disk's SCSI ID.
     pub id: u8,
+    /// The seed of the SCSI Manager model's random choices ([`crate::seed`]).
+    pub seed: u64,
 }
 
 /// Why a benchmark could not run, in words.
@@ -284,7 +286,7 @@ impl Bench {
             &mut m,
             ScsiManagerConfig {
                 v43_present: setup.manager == Manager::V43,
-                seed: DEFAULT_SEED,
+                seed: setup.seed,
                 ..Default::default()
             },
         );

@@ -95,6 +95,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
             manager: a.manager,
             write_cache: a.write_cache,
             id,
+            seed: ferrite_emu::seed::DEFAULT_SEED,
         })
     };
     let mut all = Vec::new();
