@@ -61,6 +61,10 @@ enum Cmd {
     /// KB/s versus request size, sustained 768 KB transfers, transactions per second and
     /// access time on every machine × disk profile, from emulated time only) after a build.
     Bench,
+    /// Rewrite docs/screenshots/*.png and their page docs/SCREENSHOTS.md
+    /// (tests/tests/screenshots.rs: Ferrite Setup's windows and alerts as the emulated Mac
+    /// draws them, one scripted scene each) after a build.
+    Screenshots,
     /// The long soak of the driver (tests/tests/driver_soak.rs): random reads and writes —
     /// synchronous, asynchronous, immediate, with KillIO —, faults and power losses, checked
     /// against a shadow of what the driver acknowledged, on every ROM model and CPU.
@@ -200,6 +204,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 "driver_fault_matrix",
                 "docs/RELIABILITY.md",
             )?;
+        }
+        Cmd::Screenshots => {
+            prereq::ensure_all()?;
+            let opts = Options::standard(&root);
+            build_all(&opts)?;
+            write_suite_docs(&root, &opts.out_dir, "screenshots", "docs/SCREENSHOTS.md")?;
         }
         Cmd::Bench => {
             prereq::ensure_all()?;
@@ -925,7 +935,7 @@ fn soak(root: &Path, m68k_dir: &Path, seed: Option<u64>, ops: u64) -> Result<()>
     Ok(())
 }
 
-/// `cargo xtask reliability` and `cargo xtask bench`: run the driver suite `suite` under the
+/// `cargo xtask reliability`, `bench` and `screenshots`: run the suite `suite` under the
 /// default seed with `FERRITE_WRITE_DOCS=1`, which rewrites its generated section of `doc`
 /// (one test at a time, so its progress reads in order).
 fn write_suite_docs(root: &Path, m68k_dir: &Path, suite: &str, doc: &str) -> Result<()> {

@@ -32,7 +32,8 @@
 //! * [`mac_os`]: `Machine::install_mac_os`, all of the above at once.
 //! * [`toolbox`]: the application-level Toolbox (Segment Loader launch, Resource Manager on
 //!   the application's fork, QuickDraw/Window/Menu/Dialog/Event Managers) with a screen
-//!   record and scripted input; `Machine::install_toolbox`, `Machine::launch_application`.
+//!   record, a 1-bit screen (`Machine::render_screen`, PNG) and scripted input;
+//!   `Machine::install_toolbox`, `Machine::launch_application`.
 //! * [`error`]: run errors.
 //! * [`scsi`]: the virtual SCSI bus and its targets.
 //! * [`scsi_manager`]: SCSI Manager 4.3 (`_SCSIAtomic`) and the original SCSI Manager

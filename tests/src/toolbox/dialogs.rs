@@ -371,7 +371,9 @@ fn alert(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
         .filter(|i| i.base() == BUTTON)
         .map(|i| super::mac_roman_text(&i.text))
         .collect();
+    super::render::alert_shown(m, kind, &a, &items, default);
     let hit = scripted_hit(m, call, &items, default, &format!("alert {id}"))?;
+    super::render::alert_gone(m);
     m.toolbox().screen.seen.push(Seen::Alert {
         kind,
         id,

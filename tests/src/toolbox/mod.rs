@@ -1,8 +1,8 @@
 //! The Toolbox an application sees, modelled for tests: the Segment Loader launches an
 //! application from its resource fork the way the Finder would, and the managers it calls
 //! (Resource Manager on its own fork, QuickDraw, Font, Window, Menu, Dialog and Event
-//! Managers) record what a user would see in a [`ScreenRecord`] instead of drawing, while
-//! user input comes from a script ([`Input`]).
+//! Managers) record what a user would see in a [`ScreenRecord`] and draw it on a 1-bit
+//! screen ([`render`]), while user input comes from a script ([`Input`]).
 //!
 //! # Calling convention checks
 //! Every Toolbox trap here reads its Pascal frame through [`Frame`]: the argument sizes in
@@ -27,12 +27,19 @@
 //! * [`dialogs`]: `InitDialogs`, `TEInit`, modal dialogs, alerts, `ParamText`, item text.
 //! * [`events`]: `GetNextEvent`, `WaitNextEvent`, `SystemTask`, `FlushEvents`,
 //!   `TickCount` driven by the script.
+//! * [`render`] (with [`render_bitmap`], [`render_chrome`], [`render_font`]): the 1-bit
+//!   screen the drawing goes to, composed with the menu bar, window frames, dialog items and
+//!   alerts, saved as PNG.
 
 pub mod dialogs;
 pub mod events;
 pub mod fonts;
 pub mod menus;
 pub mod quickdraw;
+pub mod render;
+pub mod render_bitmap;
+pub mod render_chrome;
+pub mod render_font;
 pub mod resources;
 pub mod segment_loader;
 pub mod windows;
@@ -448,10 +455,7 @@ pub fn mac_roman_text(b: &[u8]) -> String {
 
 /// Take the next scripted input if `pred` accepts it.
 pub(crate) fn take_input(m: &mut Machine, pred: impl Fn(&Input) -> bool) -> Option<Input> {
-    let tb = m.toolbox();
-    if tb.script.front().is_some_and(pred) {
-        tb.script.pop_front()
-    } else {
-        None
-    }
+    let next = m.toolbox().script.front().filter(|i| pred(i)).cloned()?;
+    render::before_input(m, &next);
+    m.toolbox().script.pop_front()
 }

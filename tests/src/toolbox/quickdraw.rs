@@ -1,12 +1,14 @@
 //! QuickDraw model: the QuickDraw globals `InitGraf` sets up (mac-facts §12.3), the current port
 //! (kept where a real Mac keeps it: in the application's `thePort`, found through 0(A5)),
-//! and drawing **recorded, not rendered**: strings with their pen position, font and size,
-//! and shape operations, into the [`super::ScreenRecord`]. Drawing needs a current port
-//! that is a live window or dialog.
+//! and drawing, both **recorded** (strings with their pen position, font and size, and shape
+//! operations, into the [`super::ScreenRecord`]) and **drawn** into the port's bitmap
+//! ([`super::render`]). Text widths are the [`super::render_font`] faces'. Drawing needs a
+//! current port that is a live window or dialog.
 
 use std::collections::BTreeMap;
 
-use super::{Frame, Ret, Seen, check_range, read_rect, read_str255, require};
+use super::render::{self, Draw};
+use super::{Frame, Ret, Seen, check_range, read_rect, read_str255, render_font, require};
 use crate::error::Fault;
 use crate::machine::Machine;
 use crate::traps::TrapCall;
@@ -25,14 +27,12 @@ pub const QD_SCREEN_BITS: i32 = -122;
 pub const QD_RAND_SEED: i32 = -126;
 /// Lowest byte of the globals.
 pub const QD_GLOBALS_LOW: i32 = -202;
-/// The modelled screen (a 13" 640×480 monitor; modelling choice).
+/// The screen of a Mac with a 13" 640×480 monitor (the 68020+ models' default; the 68000's
+/// is 512×342: [`Machine::screen_size`]).
 pub const SCREEN_BOUNDS: [i16; 4] = [0, 0, 480, 640];
-/// `screenBits.baseAddr`: outside RAM, so code that writes pixels faults (drawing is recorded,
-/// not rendered).
+/// `screenBits.baseAddr`: outside RAM, so code that writes pixels faults (the screen is the
+/// renderer's, on the host).
 pub const SCREEN_BASE: u32 = 0xF900_0000;
-/// Width the model gives every character for `StringWidth` and pen advance (modelling
-/// choice: Chicago 12 averages about 7 pixels).
-pub const CHAR_WIDTH: i16 = 7;
 /// Font and size a new port starts with (systemFont = 0, 12 point).
 pub const DEFAULT_FONT: (i16, i16) = (0, 12);
 
@@ -97,8 +97,9 @@ fn init_graf(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     m.bus_mut().fill_host(at(QD_ARROW), 68, 0);
     let sb = at(QD_SCREEN_BITS);
     m.write_u32(sb, SCREEN_BASE);
-    m.write_u16(sb + 4, (SCREEN_BOUNDS[3] / 8) as u16);
-    super::write_rect(m, sb + 6, SCREEN_BOUNDS);
+    let (width, height) = m.screen_size();
+    m.write_u16(sb + 4, width.div_ceil(16) * 2);
+    super::write_rect(m, sb + 6, [0, 0, height as i16, width as i16]);
     m.write_u32(at(QD_RAND_SEED), 1);
     let tb = m.toolbox();
     tb.qd.globals = g;
@@ -187,6 +188,7 @@ fn line_to(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let (h, v) = (f.int(m, 0), f.int(m, 1));
     let port = current_port(m, call)?;
     let from = with_port(m, port, |p| std::mem::replace(&mut p.pen, (h, v)));
+    render::draw(m, port, Draw::Line { from, to: (h, v) });
     let window = port_title(m, port);
     m.toolbox().screen.seen.push(Seen::Shape {
         window,
@@ -200,9 +202,21 @@ fn draw_text(m: &mut Machine, call: &TrapCall, text: Vec<u8>) -> Result<(), Faul
     let port = current_port(m, call)?;
     let st = with_port(m, port, |p| {
         let s = *p;
-        p.pen.0 = p.pen.0.wrapping_add(CHAR_WIDTH * text.len() as i16);
+        let w = render_font::for_port(p.font, p.size).width(&text);
+        p.pen.0 = p.pen.0.wrapping_add(w);
         s
     });
+    render::draw(
+        m,
+        port,
+        Draw::Text {
+            h: st.pen.0,
+            v: st.pen.1,
+            font: st.font,
+            size: st.size,
+            text: &text,
+        },
+    );
     let window = port_title(m, port);
     let text = super::mac_roman_text(&text);
     m.toolbox().screen.seen.push(Seen::Text {
@@ -233,13 +247,15 @@ fn draw_char(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     f.ret(m, call, Ret::None)
 }
 
-/// `StringWidth(s: Str255): INTEGER` ([`CHAR_WIDTH`] per character).
+/// `StringWidth(s: Str255): INTEGER`, in the current port's font ([`render_font`]).
 fn string_width(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let f = Frame::new(m, call, &[4], 2)?;
     let p = f.long(m, 0);
     let s = read_str255(m, call.word, "StringWidth's string", p)?;
-    current_port(m, call)?;
-    f.ret(m, call, Ret::Word((CHAR_WIDTH * s.len() as i16) as u16))
+    let port = current_port(m, call)?;
+    let st = with_port(m, port, |p| *p);
+    let w = render_font::for_port(st.font, st.size).width(&s);
+    f.ret(m, call, Ret::Word(w as u16))
 }
 
 /// `TextFont(font)` / `TextSize(size)` / `TextFace(face)`.
@@ -280,6 +296,7 @@ fn rect_op(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
             return f.ret(m, call, Ret::None);
         }
     };
+    render::draw(m, port, Draw::Rect { op, rect: r });
     let window = port_title(m, port);
     m.toolbox().screen.seen.push(Seen::Shape {
         window,

@@ -164,6 +164,8 @@ pub(crate) fn create(
         tb.wm.activate.push(ptr);
     }
     tb.qd.ports.insert(ptr, Default::default());
+    super::render::port_created(m, ptr, bounds);
+    let tb = m.toolbox();
     tb.screen.seen.push(Seen::WindowOpened {
         title: super::mac_roman_text(&title),
         kind,
