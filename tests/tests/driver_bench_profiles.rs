@@ -27,6 +27,8 @@
 
 #[path = "support/ferrite.rs"]
 mod ferrite;
+#[path = "support/plot.rs"]
+mod plot;
 
 use ferrite::*;
 use ferrite_emu::bench::{self, Bench, BenchSetup, Pattern, Split};
@@ -161,8 +163,26 @@ fn tps_cell(s: &Split) -> String {
     format!("{:.0} ({:.0} %)", s.tps(), 100.0 * s.ratio())
 }
 
-fn report() -> String {
+/// A file name piece: "Quadra 900" + "SCSI Manager 4.3" → "quadra-900-scsi-manager-4-3".
+fn slug(parts: &[&str]) -> String {
     let mut out = String::new();
+    for c in parts.join(" ").chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// The tables (Markdown) and the plots (`docs/bench/NAME.png`, bytes).
+fn report() -> (String, Vec<(String, Vec<u8>)>) {
+    let mut out = String::new();
+    let mut plots = Vec::new();
+    let mut tps_groups = Vec::new();
+    let mut tps_values = Vec::new();
+    let mut tps_limits = Vec::new();
     let disks = DiskProfile::ALL;
     // Summary: sustained, TPS, access, driver share, per machine × manager × disk.
     let mut summary = String::new();
@@ -182,6 +202,7 @@ fn report() -> String {
             .iter()
             .map(|s| vec![bench::size_name(*s)])
             .collect();
+        let mut lines = Vec::new();
         for d in disks {
             eprintln!("bench: {} / {} / {}", p.name, manager_name(mgr), d.name);
             let mut b = new_bench(p, mgr, d.timing, true);
@@ -190,6 +211,16 @@ fn report() -> String {
             let tr = tps(&mut b, false);
             let tw = tps(&mut b, true);
             let ac = b.access().unwrap_or_else(|e| panic!("{e}"));
+            if d.name == DISK_7200.name {
+                tps_groups.push(format!(
+                    "{} / {}",
+                    p.name.replace("Quadra ", "Q"),
+                    short_manager(mgr)
+                ));
+                tps_values.push(vec![tr.tps(), tw.tps()]);
+                let limit = |s: &Split| s.requests as f64 / (s.limit_ns as f64 / 1e9);
+                tps_limits.push(vec![limit(&tr), limit(&tw)]);
+            }
             writeln!(
                 summary,
                 "| {} | {} | {} | {} | {} | {} | {} | {:.2} ({:.2}) | {:.2} % / {:.1} % | {:.1} % | {} |",
@@ -223,7 +254,45 @@ fn report() -> String {
                 table[i].push(cell(rd));
                 table[i].push(cell(wr));
             }
+            let k = lines.len() / 2;
+            lines.push(plot::Line {
+                label: format!("{} read", d.name),
+                dashed: false,
+                colour: k,
+                ys: reads.iter().map(Split::kbps).collect(),
+            });
+            lines.push(plot::Line {
+                label: format!("{} write", d.name),
+                dashed: true,
+                colour: k,
+                ys: writes.iter().map(Split::kbps).collect(),
+            });
         }
+        let name = format!("kbps-{}.png", slug(&[p.name, manager_name(mgr)]));
+        // Short x labels: "512", "1K" … "1M".
+        let xs: Vec<String> = bench::sweep_sizes()
+            .into_iter()
+            .map(|s| {
+                bench::size_name(s)
+                    .replace(" KB", "K")
+                    .replace(" MB", "M")
+                    .replace(" B", "")
+            })
+            .collect();
+        plots.push((
+            name.clone(),
+            plot::lines(
+                &format!(
+                    "{}, {}: KB/s by request size (sequential)",
+                    p.name,
+                    manager_name(mgr)
+                ),
+                "request size (bytes)",
+                "KB/s",
+                &xs,
+                &lines,
+            ),
+        ));
         writeln!(
             sweeps,
             "\n#### {} — {}: KB/s (% of the limit) versus request size, sequential\n",
@@ -241,6 +310,13 @@ fn report() -> String {
         for row in table {
             writeln!(sweeps, "| {} |", row.join(" | ")).unwrap();
         }
+        writeln!(
+            sweeps,
+            "\n![{} — {}: KB/s by request size](bench/{name})",
+            p.name,
+            manager_name(mgr)
+        )
+        .unwrap();
     }
     // Write cache on versus off (7200 rpm).
     let mut cache = String::new();
@@ -275,14 +351,33 @@ fn report() -> String {
             .unwrap();
         }
     }
+    plots.push((
+        "tps.png".to_string(),
+        plot::bars(
+            "Transactions per second, 7200-rpm disk, write cache on (bar: Ferrite; line: limit)",
+            "requests/s",
+            &tps_groups,
+            &["512 B reads", "512 B writes"],
+            &tps_values,
+            Some(&tps_limits),
+        ),
+    ));
     writeln!(out, "\n### Summary (write cache on)\n\n{summary}").unwrap();
+    writeln!(out, "![Transactions per second](bench/tps.png)\n").unwrap();
     writeln!(
         out,
         "### Write cache on versus off (7200-rpm disk)\n\n{cache}"
     )
     .unwrap();
     write!(out, "### Request size{sweeps}").unwrap();
-    out
+    (out, plots)
+}
+
+fn short_manager(manager: Manager) -> &'static str {
+    match manager {
+        Manager::V43 => "4.3",
+        Manager::Original => "original",
+    }
 }
 
 fn doc_path() -> std::path::PathBuf {
@@ -298,7 +393,27 @@ fn benchmark_report() {
         // The doc is the default seed's.
         return;
     }
-    let tables = report();
+    let (tables, plots) = report();
+    let write = std::env::var_os("FERRITE_WRITE_DOCS").is_some_and(|v| v == "1");
+    let dir = doc_path().parent().expect("docs/").join("bench");
+    let mut stale = Vec::new();
+    for (name, bytes) in &plots {
+        let file = dir.join(name);
+        if std::fs::read(&file).ok().as_deref() == Some(bytes.as_slice()) {
+            continue;
+        }
+        if write {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&file, bytes).unwrap();
+            eprintln!("{}: written", file.display());
+        } else {
+            stale.push(name.clone());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "docs/bench: {stale:?} stale or missing; regenerate them with `cargo xtask bench`"
+    );
     let path = doc_path();
     let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let (Some(b), Some(e)) = (doc.find(BEGIN), doc.find(END)) else {
@@ -309,7 +424,7 @@ fn benchmark_report() {
     if current == wanted {
         return;
     }
-    if std::env::var_os("FERRITE_WRITE_DOCS").is_some_and(|v| v == "1") {
+    if write {
         let new = format!("{}{BEGIN}{wanted}{}", &doc[..b], &doc[e..]);
         std::fs::write(&path, new).unwrap();
         eprintln!("{DOC}: benchmark tables rewritten");
