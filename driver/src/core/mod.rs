@@ -165,6 +165,9 @@ pub struct Globals {
     pub want_cache: u8,
     /// Writes the drive acknowledged and then lost at write-back ([`note_sense`]).
     pub lost: LostWrites,
+    /// Lost writes noted so far, wrapping (the record's count saturates at 255): a flush
+    /// vouches for the cache only when no new one came during it (`control::flush_cache`).
+    pub lost_seq: u8,
 }
 
 /// The sticky record of writes the drive took into its cache, ended GOOD, and then failed to
@@ -206,6 +209,7 @@ pub(super) fn note_sense(g: &mut Globals, opcode: u8, raw: &[u8]) {
     // that may be gone.
     let reset = key == 6 && raw[12] == 0x29 && g.dirty != 0;
     if deferred || reset || opcode == scsi::op::SYNCHRONIZE_CACHE_10 && (3..=4).contains(&key) {
+        g.lost_seq = g.lost_seq.wrapping_add(1);
         let l = &mut g.lost;
         // The count's low byte, saturating at 255 (the high byte stays 0).
         l[1] = l[1].saturating_add(1);
