@@ -33,9 +33,9 @@ use ferrite_shared::scsi_manager::original::{
     SCSI_RBLIND, SCSI_READ, SCSI_SELECT, SCSI_WBLIND, SCSI_WRITE,
 };
 use ferrite_shared::scsi_manager::v43::{
-    DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_BUS_RESET, SCSI_DATA_RUN_ERROR,
-    SCSI_EXEC_IO, SCSI_NON_ZERO_STATUS, SCSI_REQUEST_IN_PROGRESS, SCSI_SELECT_TIMEOUT,
-    SIMQ_NO_FREEZE,
+    DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_BUS_RESET, SCSI_COMMAND_TIMEOUT,
+    SCSI_DATA_RUN_ERROR, SCSI_EXEC_IO, SCSI_NON_ZERO_STATUS, SCSI_REQUEST_IN_PROGRESS,
+    SCSI_SELECT_TIMEOUT, SIMQ_NO_FREEZE,
 };
 use zerocopy::{FromZeros, IntoBytes};
 
@@ -43,7 +43,7 @@ use crate::gestalt::{self, GestaltInfo};
 use crate::mac;
 use crate::partition::{self, MAX_DRIVES, MapBlock};
 use crate::request::{self, BLOCK, Extent};
-use crate::sense::{Recovery, classify};
+use crate::sense::{Recovery, TRANSPORT_RETRIES, classify};
 
 /// `diskEvt`.
 const DISK_EVT: u16 = 7;
@@ -110,6 +110,8 @@ pub struct Globals {
     pub active_pb: u32,
     pub active_write: u8,
     pub retries: u8,
+    /// Transport failures of the active request's current command ([`Recovery::Transport`]).
+    pub transport_retries: u8,
     pub early_done: u8,
     /// The async command in flight is the START STOP UNIT a NOT READY asked for.
     pub starting: u8,
