@@ -17,7 +17,17 @@ pub enum Recovery {
     StartUnit,
     /// Give up with this Mac OS error.
     Fail(i16),
+    /// The transport failed: the target did not answer its selection, or stopped answering
+    /// in the middle of the command (the SCSI Manager took the bus back). Both SCSI Managers'
+    /// paths send the command [`TRANSPORT_RETRIES`] more time(s), then give up with this Mac
+    /// OS error.
+    Transport(i16),
 }
+
+/// Times a command whose transport failed ([`Recovery::Transport`]) is sent again: one
+/// more try rides out a target that was resetting or a glitch on the bus; a drive that is
+/// gone costs two selection timeouts (or two command timeouts), not eight.
+pub const TRANSPORT_RETRIES: u8 = 1;
 
 /// Decide from the status byte and the sense data (if any).
 pub fn classify(scsi_status: u8, sense: Option<Sense>, _write: bool) -> Recovery {

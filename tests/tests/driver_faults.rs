@@ -373,3 +373,39 @@ fn a_long_not_ready_is_waited_out_with_a_bound() {
         }
     }
 }
+
+/// A failed transport — a selection nobody answered, a target that took the command and
+/// stopped answering — is retried once on both SCSI Managers, and only once: a passing
+/// failure is ridden out, a lasting one fails after two tries.
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn transport_failures_are_retried_once_on_both_managers() {
+    for cpu in CPUS {
+        for rom in ROMS {
+            let mut r = rig(cpu, rom);
+            let w = r.what();
+            let refused = r.disk().stats().refused_selections;
+            r.disk().inject_selection_timeouts(1);
+            assert_eq!(
+                read_check(&mut r, 10, 2),
+                (0, 1024),
+                "{w}: one selection timeout"
+            );
+            assert_eq!(r.disk().stats().refused_selections, refused + 1, "{w}");
+            r.disk().set_offline(true);
+            assert_eq!(read_check(&mut r, 10, 2), (OFF_LIN_ERR, 0), "{w}: off line");
+            assert_eq!(
+                r.disk().stats().refused_selections,
+                refused + 3,
+                "{w}: off line: two selections, no more"
+            );
+            r.disk().set_offline(false);
+            r.disk().inject_hang(1);
+            assert_eq!(read_check(&mut r, 20, 2), (0, 1024), "{w}: one hang");
+            r.disk().inject_hang(2);
+            assert_eq!(read_check(&mut r, 20, 2), (IO_ERR, 0), "{w}: hung twice");
+            r.disk().clear_faults();
+            assert_eq!(read_check(&mut r, 20, 2), (0, 1024), "{w}: answers again");
+        }
+    }
+}

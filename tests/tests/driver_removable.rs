@@ -208,3 +208,55 @@ fn a_medium_with_fewer_volumes_leaves_the_extra_drives_empty() {
         }
     }
 }
+
+/// Control 23 (drive info) of the first drive: $0601 for a fixed SCSI disk, $0201 removable.
+fn drive_info(r: &mut Rig) -> u32 {
+    let (e, p) = r.control(Some(0), 23, &[]);
+    assert_eq!(e, 0, "{}: Control 23", r.what());
+    u32::from_be_bytes([p[0], p[1], p[2], p[3]])
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_short_inquiry_on_a_new_reading_keeps_no_stale_removable_bit() {
+    let disk = disk_with_volumes(driver_blob(), 1, 3000);
+    for cpu in CPUS {
+        for rom in ROMS {
+            // A fixed disk (RMB 0).
+            let mut r = boot_disk(cpu, rom, &disk, DiskConfig::default());
+            let w = r.what();
+            assert_eq!(drive_info(&mut r), 0x0601, "{w}: fixed at install");
+            // The map claims one entry more than it has; that block is not an entry and its
+            // byte 1 has bit 7 set (INQUIRY's RMB, were it INQUIRY data).
+            let n =
+                u32::from_be_bytes(r.disk().read_store(1, 1).unwrap()[4..8].try_into().unwrap());
+            for b in 1..=n as u64 {
+                let mut e = r.disk().read_store(b, 1).unwrap();
+                e[4..8].copy_from_slice(&(n + 1).to_be_bytes());
+                r.disk().write_store(b, &e).unwrap();
+            }
+            let mut odd = vec![0u8; 512];
+            odd[1] = 0x80;
+            r.disk().write_store(n as u64 + 1, &odd).unwrap();
+            // The drive says its medium may have changed (UNIT ATTENTION 28/00): accRun reads
+            // it again, the map's last block read into the driver's buffer.
+            r.disk().inject_unit_attention((0x28, 0));
+            assert_eq!(read(&mut r, 0, 100, 1).0, OFF_LIN_ERR, "{w}");
+            idle(&mut r, 70);
+            assert_eq!(read(&mut r, 0, 100, 1).0, 0, "{w}: read again");
+            assert_eq!(drive_info(&mut r), 0x0601, "{w}");
+            // Again, and now INQUIRY answers nothing (short by all its 36 bytes): the disk is
+            // still fixed, whatever the buffer held.
+            r.disk().inject_unit_attention((0x28, 0));
+            assert_eq!(read(&mut r, 0, 100, 1).0, OFF_LIN_ERR, "{w}");
+            r.disk().inject_short_data(1, 36);
+            idle(&mut r, 70);
+            assert_eq!(read(&mut r, 0, 100, 1).0, 0, "{w}: read again");
+            assert_eq!(
+                drive_info(&mut r),
+                0x0601,
+                "{w}: a short INQUIRY must not make a fixed disk removable"
+            );
+        }
+    }
+}

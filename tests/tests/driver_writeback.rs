@@ -256,3 +256,41 @@ fn a_power_loss_under_a_flush_fails_it_and_is_kept() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn a_lost_write_past_a_full_count_still_fails_the_flush() {
+    let disk = disk_with_volumes(driver_blob(), 1, 3000);
+    for cpu in CPUS {
+        for rom in ROMS {
+            let mut r = boot_disk(cpu, rom, &disk, DiskConfig::default());
+            let w = r.what();
+            // 255 flushes the drive fails (HARDWARE ERROR to SYNCHRONIZE CACHE): each one a
+            // lost write, and the record's count stops at 255.
+            r.disk().inject_opcode_failure(SYNCHRONIZE_CACHE, 0);
+            for _ in 0..255 {
+                assert_eq!(r.control(Some(0), 43, b"flus").0, IO_ERR, "{w}");
+            }
+            r.disk().clear_opcode_failure();
+            assert_eq!(lost(&mut r), (255, 0x04, 0x44, u32::MAX), "{w}: saturated");
+            // Now a power loss under a flush with writes in the cache: a new lost write,
+            // which the full count cannot show — the flush must still not vouch for them.
+            let lba = r.lba(0, 610 * 512);
+            let data = write_blocks(&mut r, 610, 4, 0x5A);
+            r.disk().inject_power_loss(1);
+            assert_eq!(
+                r.control(Some(0), 43, b"flus").0,
+                IO_ERR,
+                "{w}: a lost write after 255 is not vouched for"
+            );
+            assert_ne!(r.disk().read_store(lba, 4).unwrap(), data, "{w}: lost");
+            assert_eq!(
+                lost(&mut r),
+                (255, 0x06, 0x29, u32::MAX),
+                "{w}: the record names the last one"
+            );
+            // And a flush with nothing new to answer for vouches again.
+            assert_eq!(r.control(Some(0), 43, b"flus").0, 0, "{w}");
+        }
+    }
+}

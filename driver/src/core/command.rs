@@ -48,11 +48,17 @@ pub(super) fn command_step(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len
 fn with_recovery(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -> Step {
     let mut tries = 0u8;
     let mut waits = 0u8;
+    let mut transport = 0u8;
     loop {
         let recovery = once(g, cdb, dir, data, len);
         match recovery {
             Recovery::Done => return Step::Done,
             Recovery::Fail(e) => return Step::Fail(e),
+            Recovery::Transport(e) if transport >= TRANSPORT_RETRIES => return Step::Fail(e),
+            Recovery::Transport(_) => {
+                transport += 1;
+                continue;
+            }
             Recovery::RetryLater if g.may_wait == 0 => return Step::Later,
             // NOT READY, becoming ready (install only): wait, up to MAX_NOT_READY_WAITS times.
             Recovery::RetryLater if waits < MAX_NOT_READY_WAITS => {

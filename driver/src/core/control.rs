@@ -7,11 +7,13 @@ pub(super) fn flush_cache(g: &mut Globals) -> i16 {
     if g.write_cache_on == 0 {
         return 0;
     }
-    let seen = g.lost[1];
+    // The sequence, not the record's count: that one stops at 255, and a lost write past it
+    // must fail the flush as the first one did.
+    let seen = g.lost_seq;
     match command(g, &scsi::synchronize_cache_10(), Dir::None, 0, 0) {
         // A reset under the flush (UNIT ATTENTION 29/xx, kept by `note_sense`) may have
         // taken the cache with it: the flush does not vouch for what it held.
-        Ok(()) if g.lost[1] == seen => {
+        Ok(()) if g.lost_seq == seen => {
             g.dirty = 0;
             0
         }

@@ -123,6 +123,10 @@ pub(super) fn open_disk(g: &mut Globals) -> Result<(), i16> {
     let _ = command(g, &scsi::test_unit_ready(), Dir::None, 0, 0);
     command(g, &scsi::test_unit_ready(), Dir::None, 0, 0)?;
     let buf = g.buf.as_mut_ptr() as u32;
+    // INQUIRY may answer fewer bytes than asked: what it did not send reads as zero (not
+    // removable), never as what an earlier command left in the buffer — the map block
+    // read last, when accRun re-reads a new medium.
+    g.buf[..36].fill(0);
     g.short_ok = 1;
     let inquiry = command(g, &scsi::inquiry(36), Dir::In, buf, 36);
     g.short_ok = 0;

@@ -33,9 +33,9 @@ use ferrite_shared::scsi_manager::original::{
     SCSI_RBLIND, SCSI_READ, SCSI_SELECT, SCSI_WBLIND, SCSI_WRITE,
 };
 use ferrite_shared::scsi_manager::v43::{
-    DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_BUS_RESET, SCSI_DATA_RUN_ERROR,
-    SCSI_EXEC_IO, SCSI_NON_ZERO_STATUS, SCSI_REQUEST_IN_PROGRESS, SCSI_SELECT_TIMEOUT,
-    SIMQ_NO_FREEZE,
+    DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_BUS_RESET, SCSI_COMMAND_TIMEOUT,
+    SCSI_DATA_RUN_ERROR, SCSI_EXEC_IO, SCSI_NON_ZERO_STATUS, SCSI_REQUEST_IN_PROGRESS,
+    SCSI_SELECT_TIMEOUT, SIMQ_NO_FREEZE,
 };
 use zerocopy::{FromZeros, IntoBytes};
 
@@ -43,7 +43,7 @@ use crate::gestalt::{self, GestaltInfo};
 use crate::mac;
 use crate::partition::{self, MAX_DRIVES, MapBlock};
 use crate::request::{self, BLOCK, Extent};
-use crate::sense::{Recovery, classify};
+use crate::sense::{Recovery, TRANSPORT_RETRIES, classify};
 
 /// `diskEvt`.
 const DISK_EVT: u16 = 7;
@@ -110,6 +110,8 @@ pub struct Globals {
     pub active_pb: u32,
     pub active_write: u8,
     pub retries: u8,
+    /// Transport failures of the active request's current command ([`Recovery::Transport`]).
+    pub transport_retries: u8,
     pub early_done: u8,
     /// The async command in flight is the START STOP UNIT a NOT READY asked for.
     pub starting: u8,
@@ -165,6 +167,9 @@ pub struct Globals {
     pub want_cache: u8,
     /// Writes the drive acknowledged and then lost at write-back ([`note_sense`]).
     pub lost: LostWrites,
+    /// Lost writes noted so far, wrapping (the record's count saturates at 255): a flush
+    /// vouches for the cache only when no new one came during it (`control::flush_cache`).
+    pub lost_seq: u8,
 }
 
 /// The sticky record of writes the drive took into its cache, ended GOOD, and then failed to
@@ -206,6 +211,7 @@ pub(super) fn note_sense(g: &mut Globals, opcode: u8, raw: &[u8]) {
     // that may be gone.
     let reset = key == 6 && raw[12] == 0x29 && g.dirty != 0;
     if deferred || reset || opcode == scsi::op::SYNCHRONIZE_CACHE_10 && (3..=4).contains(&key) {
+        g.lost_seq = g.lost_seq.wrapping_add(1);
         let l = &mut g.lost;
         // The count's low byte, saturating at 255 (the high byte stays 0).
         l[1] = l[1].saturating_add(1);

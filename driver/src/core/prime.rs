@@ -85,6 +85,7 @@ pub(super) fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
     g.active_buf = buf;
     g.active_total = count;
     g.retries = 0;
+    g.transport_retries = 0;
     g.not_ready_waits = 0;
     g.early_done = 0;
     g.in_prime = 1;
@@ -191,6 +192,7 @@ pub(super) fn complete(dce_addr: u32) -> Option<i16> {
                 g.active_left -= n;
                 g.active_buf += n * BLOCK;
                 g.retries = 0;
+                g.transport_retries = 0;
                 if g.active_left == 0 { Some(0) } else { None }
             }
             Recovery::StartUnit if g.retries < MAX_RETRIES => {
@@ -212,7 +214,11 @@ pub(super) fn complete(dce_addr: u32) -> Option<i16> {
                 None
             }
             Recovery::Retry | Recovery::RetryLater | Recovery::StartUnit => Some(err::IO_ERR),
-            Recovery::Fail(e) => Some(e),
+            Recovery::Transport(_) if g.transport_retries < TRANSPORT_RETRIES => {
+                g.transport_retries += 1;
+                None
+            }
+            Recovery::Transport(e) | Recovery::Fail(e) => Some(e),
         }
     };
     let result = match done {

@@ -103,6 +103,9 @@ pub(super) fn outcome43(g: &mut Globals, slot: Slot, result: i16, write: bool) -
         SCSI_DATA_RUN_ERROR if short_ok => Recovery::Done,
         SCSI_DATA_RUN_ERROR => Recovery::Retry,
         SCSI_BUS_RESET => Recovery::Retry,
+        // No answer to the selection, or a target that stopped answering (the SIM reset the
+        // bus at `scsiTimeout`): once more, as on the original SCSI Manager.
+        SCSI_SELECT_TIMEOUT | SCSI_COMMAND_TIMEOUT => Recovery::Transport(map_transport(result)),
         r => Recovery::Fail(map_transport(r)),
     }
 }

@@ -72,7 +72,8 @@ pub(super) fn old_transaction(
         }
     }
     if mac::scsi_old(SCSI_SELECT, g.target as u32, 0, 0) != 0 {
-        return Err(Recovery::Fail(err::OFF_LIN_ERR));
+        // No answer to the selection: once more, as under SCSI Manager 4.3.
+        return Err(Recovery::Transport(err::OFF_LIN_ERR));
     }
     g.cdb[..cdb.len()].copy_from_slice(cdb);
     let cdb_addr = g.cdb.as_mut_ptr() as u32;
@@ -102,9 +103,13 @@ pub(super) fn old_transaction(
     let r = mac::scsi_old(SCSI_COMPLETE, stat, msg, 300);
     if r != 0 && r != 10 || cmd_failed {
         if short && blind {
+            // The blind transfer is the usual suspect: polled from now on, and again.
             g.polled = 1;
+            return Err(Recovery::Retry);
         }
-        return Err(Recovery::Retry);
+        // The target stopped answering (`SCSIComplete` timed out and the bus was reset) or
+        // the command phase failed: once more, as under SCSI Manager 4.3.
+        return Err(Recovery::Transport(err::IO_ERR));
     }
     let st = g.stat & 0xFF;
     if short && st == status::GOOD as u16 {

@@ -146,6 +146,10 @@ pub fn sense_classify(r: &mut Rng, t: &mut Trace) {
             t.u8(5);
             t.i16(e);
         }
+        Recovery::Transport(e) => {
+            t.u8(6);
+            t.i16(e);
+        }
     }
 }
 
