@@ -508,6 +508,66 @@ impl Bench {
         self.series(write, &reqs)
     }
 
+    /// The small files' read requests, in order (as [`Bench::small_files`] makes them).
+    pub fn small_files_trace(&self) -> Vec<(u32, u32)> {
+        let mut rng = Rng::new(0x5F11E5, 4);
+        let catalog_blocks = (self.span / 512 / 50).max(16);
+        let data_slots = self.span / 512 - catalog_blocks - 32;
+        let mut out = Vec::new();
+        for _ in 0..300 {
+            let cat = (rng.below(catalog_blocks as usize) as u32) * 512;
+            let size = (1 + rng.below(32) as u32) * 512;
+            let at = (catalog_blocks + rng.below(data_slots as usize) as u32) * 512;
+            out.push((cat, 512));
+            out.push((at, size));
+        }
+        out
+    }
+
+    /// What a driver-level read cache would give on read requests `reqs` (the study of
+    /// issue 14 item 6; Drive7's Mount Cache is the period's example): an LRU cache of
+    /// `cache_blocks` blocks; a request whose blocks are all cached costs `hit_cycles` of
+    /// driver time plus `copy_cycles_per_byte` per byte (estimates: the cache isn't built), any
+    /// other is sent to the disk through the real driver, extended by `read_ahead_blocks`
+    /// (within the volume), and its blocks enter the cache. Returns (time with the cache, time
+    /// without it) in ns — the latter the same requests measured plainly.
+    pub fn read_cache_study(
+        &mut self,
+        reqs: &[(u32, u32)],
+        cache_blocks: usize,
+        read_ahead_blocks: u32,
+        hit_cycles: u64,
+        copy_cycles_per_byte: u64,
+    ) -> Result<(u64, u64), BenchError> {
+        let plain = self.series(false, reqs)?.total_ns;
+        self.idle()?;
+        let mut lru: std::collections::VecDeque<u32> = std::collections::VecDeque::new();
+        let mut cached = std::collections::BTreeSet::new();
+        let mut total = 0;
+        for &(offset, bytes) in reqs {
+            let first = offset / 512;
+            let n = bytes / 512;
+            if (first..first + n).all(|b| cached.contains(&b)) {
+                total += self.ns(hit_cycles + copy_cycles_per_byte * bytes as u64);
+                continue;
+            }
+            let end = (first + n + read_ahead_blocks).min(self.span / 512);
+            let len = ((end - first) * 512).min(MAX_REQUEST);
+            total += self.request(false, offset, len)?.total_ns;
+            for b in first..first + len / 512 {
+                if cached.insert(b) {
+                    lru.push_back(b);
+                }
+                while lru.len() > cache_blocks {
+                    if let Some(old) = lru.pop_front() {
+                        cached.remove(&old);
+                    }
+                }
+            }
+        }
+        Ok((total, plain))
+    }
+
     /// The file workload's small files: 300 files of 1–16 KB. Each is a 512-byte catalog
     /// read near the volume's start, then its data in one request at a seeded place (as the
     /// File Manager reads whole blocks of a contiguous file straight into the caller's
