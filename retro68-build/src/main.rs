@@ -117,6 +117,41 @@ enum Cmd {
         #[arg(long)]
         function: Option<String>,
     },
+    /// The random differential run of the compiler (tests/codegen-fuzz): batches of generated
+    /// UB-free programs built for the host and, through the whole pipeline, for the 68k, run
+    /// on the emulated 68000/68020/68040 and under QEMU's 68000/68040, checksums compared.
+    /// A mismatching program is written to target/codegen-fuzz/ and reduced.
+    FuzzCodegen {
+        /// Programs in all.
+        #[arg(long, default_value_t = 2000)]
+        programs: u32,
+        /// The campaign's seed (program i of seed s is always the same program).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Programs per build.
+        #[arg(long, default_value_t = 60)]
+        batch: u32,
+        /// Start no batch after this many seconds.
+        #[arg(long)]
+        seconds: Option<u64>,
+        /// Build without the binary repairs (to measure what the verifier flags).
+        #[arg(long)]
+        no_repair: bool,
+        /// Do not reduce mismatching programs.
+        #[arg(long)]
+        no_reduce: bool,
+    },
+    /// Verifier recall: build the codegen suite and a batch of generated programs without
+    /// the binary repairs, and count how many of the cases that then differ from the host
+    /// (and agree with the repairs) run an instruction the verifier flags.
+    CodegenRecall {
+        /// Generated programs (one batch; 0 for the suite alone).
+        #[arg(long, default_value_t = 40)]
+        programs: u32,
+        /// Their seed.
+        #[arg(long, default_value_t = 3)]
+        seed: u64,
+    },
     /// Install the prerequisites only.
     Setup,
 }
@@ -252,6 +287,36 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 write_coverage_docs(&root, &cov)?;
             }
         }
+        Cmd::FuzzCodegen {
+            programs,
+            seed,
+            batch,
+            seconds,
+            no_repair,
+            no_reduce,
+        } => {
+            prereq::ensure_all()?;
+            let campaign = retro68_build::fuzzrun::Campaign {
+                root: root.clone(),
+                seed,
+                programs,
+                batch: batch.max(1),
+                time_limit: seconds.map(std::time::Duration::from_secs),
+                reduce: !no_reduce,
+                repair: !no_repair,
+                work_dir: root.join(if no_repair {
+                    "target/codegen-fuzz-norepair"
+                } else {
+                    "target/codegen-fuzz"
+                }),
+            };
+            let s = campaign.run(&|| emu_bin(&root, "codegen-fuzz"))?;
+            print_fuzz_summary(&s);
+            if !s.found.is_empty() {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        Cmd::CodegenRecall { programs, seed } => codegen_recall(&root, programs, seed)?,
         Cmd::Difftest {
             iterations,
             seed,
@@ -659,6 +724,9 @@ fn test(root: &Path) -> Result<()> {
         true,
     )?;
 
+    // 2c. The random differential run of the compiler, short and with a fixed seed.
+    fuzz_codegen_short(root)?;
+
     // 3. Proof that the LLVM flag matters: without it, the build must be caught.
     let with_flag = built
         .iter()
@@ -999,6 +1067,185 @@ fn driver_suites_under_seeds(root: &Path, m68k_dir: &Path, coverage_dir: &Path) 
     Ok(())
 }
 
+fn print_fuzz_summary(s: &retro68_build::fuzzrun::Summary) {
+    println!(
+        "codegen fuzz: {} programs ({} batches) in {:.0} s on 5 targets; {} mismatching; {} verifier findings in the builds",
+        s.programs,
+        s.batches,
+        s.elapsed.as_secs_f64(),
+        s.found.len(),
+        s.verifier_findings
+    );
+    for f in &s.found {
+        println!(
+            "  seed {} program {}: {} ({} targets){}",
+            f.seed,
+            f.index,
+            f.file.display(),
+            f.targets.len(),
+            f.reduced
+                .as_ref()
+                .map(|r| format!(", reduced: {}", r.display()))
+                .unwrap_or_default()
+        );
+    }
+}
+
+/// `cargo xtask codegen-recall` (see `retro68_build::recall`).
+fn codegen_recall(root: &Path, programs: u32, seed: u64) -> Result<()> {
+    use retro68_build::recall;
+    prereq::ensure_all()?;
+    let work = root.join("target/codegen-recall");
+    std::fs::create_dir_all(&work)?;
+    let with = Options::standard(root);
+    // The same crates (same build directory and flags); only the passes after linking differ.
+    let without = Options {
+        repair_hazards: false,
+        out_dir: root.join("target/m68k-norepair"),
+        ..Options::standard(root)
+    };
+    let suite = |o: &Options| -> Result<Vec<Built>> {
+        ["codegen-suite", "codegen-suite-linux"]
+            .iter()
+            .map(|n| {
+                let a = ARTIFACTS
+                    .iter()
+                    .find(|a| a.name == *n)
+                    .expect("suite artifact");
+                pipeline::build_artifact(a, o)
+            })
+            .collect()
+    };
+    let mismatching = |b: &[Built], tag: &str| -> Result<std::collections::BTreeSet<String>> {
+        let known = work.join(format!("{tag}.known.txt"));
+        let _ = std::fs::remove_file(&known);
+        conformance_runner(root)
+            .arg(&b[0].path)
+            .arg(&b[1].path)
+            .arg("--quiet")
+            .arg("--write-known")
+            .arg(&known)
+            .output()
+            .context("could not run the codegen conformance runner")?;
+        recall::read_known(&known)
+    };
+    eprintln!("xtask: building the codegen suite with and without the repairs");
+    let b_with = suite(&with)?;
+    let b_without = suite(&without)?;
+    let bad_with = mismatching(&b_with, "with")?;
+    let bad_without = mismatching(&b_without, "without")?;
+    let dump = cargo_stable(root)
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "codegen-suite",
+            "--example",
+            "host_dump",
+            "--",
+            "--names",
+        ])
+        .output()
+        .context("could not run the codegen suite's host_dump")?;
+    let names: Vec<String> = String::from_utf8_lossy(&dump.stdout)
+        .lines()
+        .filter(|l| !l.starts_with("END"))
+        .filter_map(|l| l.split_whitespace().last().map(str::to_string))
+        .collect();
+    let addrs: Vec<u32> = b_without[0]
+        .verify
+        .findings
+        .iter()
+        .map(|f| f.addr)
+        .collect();
+    let sites = recall::executed_sites(
+        emu_bin(root, "codegen-fuzz"),
+        &work.join("suite"),
+        &b_without[0].path,
+        &addrs,
+    )?;
+    let r = recall::compute(
+        "codegen suite",
+        &names,
+        &bad_without,
+        &bad_with,
+        &sites,
+        addrs.len(),
+    )?;
+    println!("{}", r.summary());
+
+    if programs > 0 {
+        let campaign = |repair: bool, dir: &str| retro68_build::fuzzrun::Campaign {
+            root: root.to_path_buf(),
+            seed,
+            programs,
+            batch: programs,
+            time_limit: None,
+            reduce: false,
+            repair,
+            work_dir: work.join(dir),
+        };
+        let progs: Vec<_> = (0..programs)
+            .map(|i| {
+                (
+                    retro68_build::fuzzgen::generate(seed, i),
+                    Default::default(),
+                )
+            })
+            .collect();
+        let names: Vec<String> = progs.iter().map(|(p, _)| p.name.clone()).collect();
+        let runner = || emu_bin(root, "codegen-fuzz");
+        let with = campaign(true, "fuzz-with").run_batch("recall", &progs, &runner)?;
+        let without = campaign(false, "fuzz-without").run_batch("recall", &progs, &runner)?;
+        let sites = recall::executed_sites(
+            emu_bin(root, "codegen-fuzz"),
+            &work.join("fuzz"),
+            &without.flat,
+            &without.finding_addrs,
+        )?;
+        let r = recall::compute(
+            &format!("{programs} generated programs, seed {seed}"),
+            &names,
+            &recall::names_of(&without.mismatches, &names),
+            &recall::names_of(&with.mismatches, &names),
+            &sites,
+            without.finding_addrs.len(),
+        )?;
+        println!("{}", r.summary());
+    }
+    Ok(())
+}
+
+/// The short random differential run in `cargo xtask test`: fixed seed, one batch.
+const FUZZ_SHORT_SEED: u64 = 20261204;
+const FUZZ_SHORT_PROGRAMS: u32 = 12;
+
+fn fuzz_codegen_short(root: &Path) -> Result<()> {
+    let campaign = retro68_build::fuzzrun::Campaign {
+        root: root.to_path_buf(),
+        seed: FUZZ_SHORT_SEED,
+        programs: FUZZ_SHORT_PROGRAMS,
+        batch: FUZZ_SHORT_PROGRAMS,
+        time_limit: None,
+        reduce: false,
+        repair: true,
+        work_dir: root.join("target/codegen-fuzz-short"),
+    };
+    let s = campaign.run(&|| emu_bin(root, "codegen-fuzz"))?;
+    print_fuzz_summary(&s);
+    if s.programs != FUZZ_SHORT_PROGRAMS {
+        bail!("the short codegen fuzz run ran {} programs", s.programs);
+    }
+    if !s.found.is_empty() {
+        bail!(
+            "the short codegen fuzz run found {} mismatching programs (a new miscompile, see docs/codegen-conformance.md)",
+            s.found.len()
+        );
+    }
+    Ok(())
+}
+
 /// Inputs per function of the differential tests in `cargo xtask test`.
 const DIFFTEST_SHORT: u32 = 2000;
 /// Their seed (`cargo xtask difftest --seed` picks another).
@@ -1076,6 +1323,7 @@ fn reproducible(root: &Path, first: &[Built]) -> Result<()> {
         strict: true,
         repair_hazards: true,
         stackidx_rewrite: true,
+        crate_env: Vec::new(),
     };
     let _ = std::fs::remove_dir_all(&opts.build_dir);
     eprintln!(
@@ -1112,6 +1360,7 @@ fn no_flag_is_caught(root: &Path, with_flag: &Built) -> Result<()> {
         // part of how every m68k crate is compiled).
         repair_hazards: false,
         stackidx_rewrite: true,
+        crate_env: Vec::new(),
     };
     let a = ARTIFACTS
         .iter()

@@ -217,6 +217,37 @@ pub const ARTIFACTS: &[Artifact] = &[
     },
 ];
 
+/// The generated programs of `cargo xtask fuzz-codegen` (`tests/codegen-fuzz`), built like the
+/// codegen suite; not part of `cargo xtask build`.
+pub const FUZZ_ARTIFACTS: &[Artifact] = &[
+    Artifact {
+        name: "codegen-fuzz",
+        source: Source::Crate {
+            package: "codegen-fuzz",
+            features: &["mac"],
+            opt_level: "s",
+        },
+        kind: Kind::Flat {
+            exports: &["cg_case_count", "cg_run_case"],
+        },
+        extra_asm: &[],
+        shipped: false,
+        rustflags: &[],
+    },
+    Artifact {
+        name: "codegen-fuzz-linux",
+        source: Source::Crate {
+            package: "codegen-fuzz",
+            features: &["linux"],
+            opt_level: "s",
+        },
+        kind: Kind::LinuxElf,
+        extra_asm: &["tests/codegen/linux_start.S"],
+        shipped: false,
+        rustflags: &[],
+    },
+];
+
 /// Options for one pipeline run.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -235,6 +266,8 @@ pub struct Options {
     /// Compile every crate through the stack-index rewrite (`crate::stackidx`): always,
     /// except to measure the raw compiler.
     pub stackidx_rewrite: bool,
+    /// Environment variables for the crate builds (the batch of `tests/codegen-fuzz`).
+    pub crate_env: Vec<(&'static str, PathBuf)>,
 }
 
 impl Options {
@@ -248,6 +281,7 @@ impl Options {
             strict: true,
             repair_hazards: true,
             stackidx_rewrite: true,
+            crate_env: Vec::new(),
         }
     }
 }
@@ -428,6 +462,9 @@ pub fn cargo_build(
     .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
     if !features.is_empty() {
         cmd.arg("--features").arg(features.join(","));
+    }
+    for (k, v) in &opts.crate_env {
+        cmd.env(k, v);
     }
     if opts.stackidx_rewrite {
         // This binary, in rustc-wrapper mode, compiles every m68k crate through the rewrite.

@@ -99,6 +99,8 @@ pub struct SuiteRunner<'a> {
     model: CpuModel,
     machine: Machine,
     buf: u32,
+    /// Where the image was loaded (image offset 0).
+    base: u32,
 }
 
 impl<'a> SuiteRunner<'a> {
@@ -106,28 +108,31 @@ impl<'a> SuiteRunner<'a> {
     pub const CAP: u32 = codegen_suite::MAX_OUTPUT as u32;
 
     pub fn new(flat: &'a FlatImage, model: CpuModel) -> Result<SuiteRunner<'a>, String> {
-        let (machine, buf) = Self::fresh(flat, model)?;
+        let (machine, buf, base) = Self::fresh(flat, model)?;
         Ok(SuiteRunner {
             flat,
             model,
             machine,
             buf,
+            base,
         })
     }
 
-    fn fresh(flat: &FlatImage, model: CpuModel) -> Result<(Machine, u32), String> {
+    fn fresh(flat: &FlatImage, model: CpuModel) -> Result<(Machine, u32, u32), String> {
         let mut m = Machine::with_config(config(model))?;
-        m.load(flat)
-            .map_err(|e| format!("loading the suite: {e}"))?;
+        let base = m
+            .load(flat)
+            .map_err(|e| format!("loading the suite: {e}"))?
+            .base;
         let buf = m
             .new_ptr(ZoneId::Application, Self::CAP, true)
             .map_err(|e| format!("NewPtr for the output buffer: {e}"))?;
-        Ok((m, buf))
+        Ok((m, buf, base))
     }
 
     /// Replace the machine by a fresh one, with a new output buffer.
     pub fn restart(&mut self) -> Result<(), String> {
-        (self.machine, self.buf) = Self::fresh(self.flat, self.model)?;
+        (self.machine, self.buf, self.base) = Self::fresh(self.flat, self.model)?;
         Ok(())
     }
 
@@ -177,9 +182,76 @@ impl<'a> SuiteRunner<'a> {
     }
 }
 
+/// For every case of `flat` (run on `model`), which of the image offsets `sites` it executed
+/// (the verifier's findings, to tell which miscompiled cases run a flagged instruction).
+pub fn sites_executed(
+    flat: &FlatImage,
+    model: CpuModel,
+    sites: &[u32],
+) -> Result<Vec<std::collections::BTreeSet<u32>>, String> {
+    let mut runner = SuiteRunner::new(flat, model)?;
+    let count = runner
+        .machine_mut()
+        .call("cg_case_count", &[])
+        .map_err(|e| format!("cg_case_count: {e}"))?
+        .d0;
+    let mut out = Vec::new();
+    for index in 0..count {
+        let base = runner.base;
+        runner
+            .machine_mut()
+            .watch_pcs(sites.iter().map(|s| base + s));
+        // A fault restarts the machine (and drops the watch): take the hits first.
+        let hits = match runner
+            .machine
+            .call("cg_run_case", &[index, runner.buf, SuiteRunner::CAP])
+        {
+            Ok(_) => runner.machine.watched_hits(),
+            Err(_) => {
+                let h = runner.machine.watched_hits();
+                runner.restart()?;
+                h
+            }
+        };
+        out.push(hits.into_iter().map(|a| a - base).collect());
+    }
+    Ok(out)
+}
+
+/// What the host produced: every case's name and output bytes, by index.
+pub struct Reference {
+    pub names: Vec<&'static str>,
+    pub outputs: Vec<Vec<u8>>,
+}
+
+impl Reference {
+    /// The codegen suite's cases, run on the host.
+    pub fn suite() -> Reference {
+        let total = codegen_suite::CASES.len() as u32;
+        Reference {
+            names: codegen_suite::CASES.iter().map(|c| c.name).collect(),
+            outputs: (0..total).map(host_output).collect(),
+        }
+    }
+
+    fn total(&self) -> u32 {
+        self.names.len() as u32
+    }
+}
+
 /// Run every case in the emulated Mac on `model`.
 pub fn run_emulated(flat: &FlatImage, model: CpuModel) -> Result<Outcome, String> {
-    let total = codegen_suite::CASES.len() as u32;
+    run_emulated_against(flat, model, &Reference::suite())
+}
+
+/// Run every case of `flat` (a build of the suite or of any crate with the same entry points)
+/// in the emulated Mac on `model`, compared with `reference`.
+pub fn run_emulated_against(
+    flat: &FlatImage,
+    model: CpuModel,
+    reference: &Reference,
+) -> Result<Outcome, String> {
+    let total = reference.total();
     let mut runner = SuiteRunner::new(flat, model)?;
     let count = runner
         .machine_mut()
@@ -194,8 +266,8 @@ pub fn run_emulated(flat: &FlatImage, model: CpuModel) -> Result<Outcome, String
     let mut stats = (0u64, 0u64, Duration::ZERO);
     let mut mismatches = Vec::new();
     for index in 0..total {
-        let name = codegen_suite::CASES[index as usize].name;
-        let expected = host_output(index);
+        let name = reference.names[index as usize];
+        let expected = reference.outputs[index as usize].clone();
         let got = runner.run_case(index, Some(&mut stats));
         if got.as_ref() != Ok(&expected) {
             mismatches.push(Mismatch {
@@ -222,7 +294,12 @@ pub const QEMU_TIMEOUT_SECS: u64 = 10;
 /// Run the `linux` build under `qemu-m68k -cpu <cpu>` and compare with the host. A case that
 /// kills the program is recorded with QEMU's message, and the run resumes after it.
 pub fn run_qemu(elf: &Path, cpu: &str) -> Result<Outcome, String> {
-    let total = codegen_suite::CASES.len() as u32;
+    run_qemu_against(elf, cpu, &Reference::suite())
+}
+
+/// Like [`run_qemu`], for any build with the suite's entry points, compared with `reference`.
+pub fn run_qemu_against(elf: &Path, cpu: &str, reference: &Reference) -> Result<Outcome, String> {
+    let total = reference.total();
     let start = Instant::now();
     let mut results: std::collections::BTreeMap<u32, Result<Vec<u8>, String>> = Default::default();
     let mut first = 0;
@@ -283,8 +360,8 @@ pub fn run_qemu(elf: &Path, cpu: &str) -> Result<Outcome, String> {
         host_time: start.elapsed(),
     };
     for index in 0..total {
-        let name = codegen_suite::CASES[index as usize].name;
-        let expected = host_output(index);
+        let name = reference.names[index as usize];
+        let expected = reference.outputs[index as usize].clone();
         let got = results
             .remove(&index)
             .unwrap_or_else(|| Err("no output for this case".to_string()));

@@ -288,9 +288,28 @@ pub struct Machine {
     rom_region: Option<(u32, u32)>,
     /// Driver instruction coverage, when `FERRITE_COVERAGE_DIR` is set ([`crate::coverage`]).
     coverage: Option<crate::coverage::Recorder>,
+    /// Addresses whose execution is recorded ([`Machine::watch_pcs`]), and those reached.
+    pc_watch: Option<(
+        std::collections::HashSet<u32>,
+        std::collections::BTreeSet<u32>,
+    )>,
 }
 
 impl Machine {
+    /// Record from now on which of `pcs` (bus addresses) the CPU executes; replaces an
+    /// earlier watch and forgets its hits. [`Machine::watched_hits`] reads them.
+    pub fn watch_pcs(&mut self, pcs: impl IntoIterator<Item = u32>) {
+        self.pc_watch = Some((pcs.into_iter().collect(), Default::default()));
+    }
+
+    /// The watched addresses executed since [`Machine::watch_pcs`].
+    pub fn watched_hits(&self) -> std::collections::BTreeSet<u32> {
+        self.pc_watch
+            .as_ref()
+            .map(|(_, hits)| hits.clone())
+            .unwrap_or_default()
+    }
+
     /// A machine with the default configuration for `cpu`.
     pub fn new(cpu: CpuModel) -> Machine {
         Machine::with_config(MachineConfig::new(cpu)).expect("default configuration is valid")
@@ -366,6 +385,7 @@ impl Machine {
             irq: Default::default(),
             rom_region: None,
             coverage: crate::coverage::Recorder::from_env(),
+            pc_watch: None,
             config,
         };
         m.next_tick_at = m.cycles_for_tick(1);
@@ -950,6 +970,12 @@ impl Machine {
                     opcode: 0,
                 };
                 return Err(self.fail(f, pc));
+            }
+            if let Some((watch, hits)) = self.pc_watch.as_mut() {
+                let at = self.bus.decode(pc);
+                if watch.contains(&at) {
+                    hits.insert(at);
+                }
             }
             if self.coverage.as_ref().is_some_and(|c| c.watching()) {
                 let (at, opcode) = (self.bus.decode(pc), self.opcode_at(pc));
