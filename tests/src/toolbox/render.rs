@@ -56,6 +56,9 @@ pub struct Display {
     pub captured: Vec<Captured>,
     /// Set by [`Machine::set_screen_size`]; else by CPU model.
     pub size: Option<(u16, u16)>,
+    /// Values of dialog controls (check boxes, radio buttons) by (dialog, item number), set
+    /// through [`set_control_value`]; 0 when absent.
+    pub values: BTreeMap<(u32, i16), i16>,
 }
 
 /// One drawing operation in a port (local coordinates).
@@ -164,6 +167,13 @@ pub(crate) fn draw(m: &mut Machine, port: u32, op: Draw<'_>) {
     }
 }
 
+/// The value of item `item` of dialog `dialog` became `value` (for the Control Manager
+/// model's `SetControlValue`/`SetDialogItem` paths to call: check boxes and radio buttons
+/// draw it).
+pub fn set_control_value(m: &mut Machine, dialog: u32, item: i16, value: i16) {
+    m.display().values.insert((dialog, item), value);
+}
+
 /// An alert came up (its `ALRT` resource `alrt`, its items, the default item).
 pub(crate) fn alert_shown(
     m: &mut Machine,
@@ -264,9 +274,11 @@ fn compose(m: &mut Machine) -> Bitmap {
                     .unwrap_or_default();
                 // The Dialog Manager draws the items; the application's drawing goes on top.
                 let mut with_items = Bitmap::new(content.width, content.height);
-                for it in &items {
+                for (n, it) in items.iter().enumerate() {
                     let text = substitute(m, &it.text);
-                    chrome::dialog_item(&mut with_items, it, &text, false);
+                    let key = (win.ptr, n as i16 + 1);
+                    let value = m.display().values.get(&key).copied().unwrap_or(0);
+                    chrome::dialog_item(&mut with_items, it, &text, false, value);
                 }
                 overlay(&mut with_items, &content);
                 content = with_items;
@@ -284,7 +296,7 @@ fn compose(m: &mut Machine) -> Bitmap {
         let (iv, ih) = chrome::ALERT_ICON_AT;
         chrome::alert_icon(&mut content, a.kind, ih as i32, iv as i32);
         for (n, (it, text)) in a.items.iter().enumerate() {
-            chrome::dialog_item(&mut content, it, text, n as i16 + 1 == a.default);
+            chrome::dialog_item(&mut content, it, text, n as i16 + 1 == a.default, 0);
         }
         screen.copy_from(&content, r[1] as i32, r[0] as i32, screen.bounds());
     }
