@@ -42,6 +42,9 @@ pub struct AlertBox {
 pub struct Captured {
     pub before: Input,
     pub screen: Bitmap,
+    /// For a menu choice: the same screen with the menu pulled down and the chosen item
+    /// highlighted, as the user sees it just before releasing the mouse.
+    pub menu_open: Option<Bitmap>,
 }
 
 /// Renderer state, one per machine.
@@ -205,11 +208,44 @@ pub(crate) fn alert_gone(m: &mut Machine) {
 pub(crate) fn before_input(m: &mut Machine, input: &Input) {
     if m.display().capture {
         let screen = compose(m);
+        let menu_open = match input {
+            Input::Menu { .. } => m.toolbox().mm.pending.and_then(|(id, item)| {
+                let mut s = screen.clone();
+                pull_down(m, &mut s, id, item).then_some(s)
+            }),
+            _ => None,
+        };
         m.display().captured.push(Captured {
             before: input.clone(),
             screen,
+            menu_open,
         });
     }
+}
+
+/// Draw menu `id` pulled down from the menu bar with item `item` highlighted (false if the
+/// menu is not in the bar).
+fn pull_down(m: &mut Machine, screen: &mut Bitmap, id: i16, item: i16) -> bool {
+    let Some((titles, _)) = menu_bar_titles(m) else {
+        return false;
+    };
+    let mm = &m.toolbox().mm;
+    let Some(i) = mm.bar.iter().position(|h| mm.menus[h].id == id) else {
+        return false;
+    };
+    let menu = &mm.menus[&mm.bar[i]];
+    let lines: Vec<chrome::MenuLine<'_>> = menu
+        .items
+        .iter()
+        .map(|it| chrome::MenuLine {
+            text: &it.text,
+            key: it.key,
+            enabled: it.enabled && menu.enabled,
+        })
+        .collect();
+    let span = chrome::menu_title_spans(&titles)[i];
+    chrome::pulled_down_menu(screen, span, &lines, item.max(0) as usize);
+    true
 }
 
 /// `^0`–`^3` replaced by `ParamText`'s strings.

@@ -101,6 +101,81 @@ pub fn menu_bar(bm: &mut Bitmap, titles: &[Vec<u8>], hilited: Option<usize>) {
     }
 }
 
+/// Height of one item of a pulled-down menu.
+pub const MENU_ITEM_HEIGHT: i16 = 16;
+
+/// A menu item as drawn: its text (`-` alone: a separator), its command key (0: none),
+/// enabled.
+pub struct MenuLine<'a> {
+    pub text: &'a [u8],
+    pub key: u8,
+    pub enabled: bool,
+}
+
+/// The menu under title `span` pulled down, item `chosen` (1-based) highlighted; the title is
+/// inverted. Returns the menu's rectangle (its shadow excluded).
+pub fn pulled_down_menu(
+    bm: &mut Bitmap,
+    span: (i16, i16),
+    items: &[MenuLine<'_>],
+    chosen: usize,
+) -> Rect {
+    let f = render_font::system();
+    bm.invert([0, span.0, MENU_BAR_HEIGHT - 1, span.1]);
+    let key_w = |k: u8| f.width(&[0x11, k]);
+    let keys = items.iter().map(|i| i.key).filter(|&k| k != 0);
+    let key_col = keys.map(key_w).max().map_or(0, |w| w + 16);
+    let text_w = items.iter().map(|i| f.width(i.text)).max().unwrap_or(0);
+    let width = 14 + text_w + key_col + 10;
+    let top = MENU_BAR_HEIGHT - 1;
+    let r = [
+        top,
+        span.0,
+        top + MENU_ITEM_HEIGHT * items.len() as i16 + 2,
+        span.0 + width,
+    ];
+    bm.fill(r, false);
+    bm.frame(r);
+    bm.fill([r[0] + 2, r[3], r[2] + 1, r[3] + 1], true);
+    bm.fill([r[2], r[1] + 2, r[2] + 1, r[3] + 1], true);
+    for (n, it) in items.iter().enumerate() {
+        let row = [
+            top + 1 + MENU_ITEM_HEIGHT * n as i16,
+            r[1] + 1,
+            top + 1 + MENU_ITEM_HEIGHT * (n as i16 + 1),
+            r[3] - 1,
+        ];
+        if it.text == b"-" {
+            let y = (row[0] + row[2]) / 2;
+            for x in row[1]..row[3] {
+                if x % 2 == 0 {
+                    bm.set(x as i32, y as i32, true);
+                }
+            }
+            continue;
+        }
+        let v = (row[0] + 12) as i32;
+        bm.text(f, (r[1] + 14) as i32, v, it.text, row);
+        if it.key != 0 {
+            let h = r[3] - 10 - key_w(it.key);
+            bm.text(f, h as i32, v, &[0x11, it.key], row);
+        }
+        if !it.enabled {
+            // Gray text: every other pixel cleared.
+            for y in row[0]..row[2] {
+                for x in row[1]..row[3] {
+                    if (x + y) % 2 == 0 {
+                        bm.set(x as i32, y as i32, false);
+                    }
+                }
+            }
+        } else if n + 1 == chosen {
+            bm.invert(row);
+        }
+    }
+    r
+}
+
 /// The whole area a document window covers: frame, title bar and drop shadow.
 pub fn document_structure(content: Rect) -> Rect {
     [
