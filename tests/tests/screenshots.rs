@@ -37,6 +37,8 @@ struct Scene {
     script: fn() -> Vec<Input>,
     /// The screen is taken just before the script's input number `at` (0-based).
     at: usize,
+    /// When that input is a menu choice: show the menu pulled down, the item highlighted.
+    menu_open: bool,
 }
 
 fn same(fork: Vec<u8>) -> Vec<u8> {
@@ -63,6 +65,13 @@ fn without_wind(fork: Vec<u8>) -> Vec<u8> {
     f.to_bytes().unwrap()
 }
 
+fn quit_from_the_file_menu() -> Vec<Input> {
+    vec![Input::Menu {
+        menu: "File".into(),
+        item: "Quit".into(),
+    }]
+}
+
 fn quit_button() -> Vec<Input> {
     vec![Input::DialogItem(1)]
 }
@@ -77,6 +86,7 @@ const SCENES: &[Scene] = &[
         fork: same,
         script: about_then_quit,
         at: 0,
+        menu_open: false,
     },
     Scene {
         file: "bus-window-quadra",
@@ -86,6 +96,17 @@ const SCENES: &[Scene] = &[
         fork: same,
         script: about_then_quit,
         at: 0,
+        menu_open: false,
+    },
+    Scene {
+        file: "file-menu",
+        caption: "The File menu pulled down, Quit about to be chosen",
+        cpu: CpuModel::M68000,
+        scsi43: false,
+        fork: same,
+        script: quit_from_the_file_menu,
+        at: 0,
+        menu_open: true,
     },
     Scene {
         file: "about",
@@ -95,6 +116,7 @@ const SCENES: &[Scene] = &[
         fork: same,
         script: about_then_quit,
         at: 1,
+        menu_open: false,
     },
     Scene {
         file: "panic",
@@ -104,6 +126,7 @@ const SCENES: &[Scene] = &[
         fork: without_wind,
         script: quit_button,
         at: 0,
+        menu_open: false,
     },
 ];
 
@@ -178,7 +201,14 @@ fn shoot(scene: &Scene) -> (Bitmap, ScreenRecord) {
         )
     });
     assert_eq!(shot.before, want, "scene {}", scene.file);
-    (shot.screen.clone(), run.screen)
+    let screen = if scene.menu_open {
+        shot.menu_open
+            .clone()
+            .unwrap_or_else(|| panic!("scene {}: input {} is no menu choice", scene.file, scene.at))
+    } else {
+        shot.screen.clone()
+    };
+    (screen, run.screen)
 }
 
 fn docs_dir() -> PathBuf {
@@ -406,7 +436,7 @@ fn bus_window_pixels_match_the_recorded_layout() {
 #[test]
 #[ignore = "needs the m68k build: run `cargo xtask test`"]
 fn about_alert_pixels() {
-    let scene = &SCENES[2];
+    let scene = SCENES.iter().find(|s| s.file == "about").unwrap();
     let (screen, record) = shoot(scene);
     let ctx = record.transcript();
     let px = |x: i32, y: i32| screen.get(x, y);
@@ -453,5 +483,47 @@ fn about_alert_pixels() {
     assert!(
         !px(16 + 4, top + 4),
         "the window behind an alert is inactive; {ctx}"
+    );
+}
+
+/// The File menu pulled down: its title inverted, the menu box under it with Rescan Bus ⌘R,
+/// a separator and Quit ⌘Q, Quit highlighted (inverted text on black).
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn file_menu_pixels() {
+    let scene = SCENES.iter().find(|s| s.file == "file-menu").unwrap();
+    let (screen, record) = shoot(scene);
+    let ctx = record.transcript();
+    let px = |x: i32, y: i32| screen.get(x, y);
+    let titles: Vec<Vec<u8>> = vec![vec![0x14], b"File".to_vec(), b"Edit".to_vec()];
+    let (l, r) = chrome::menu_title_spans(&titles)[1];
+    let (l, r) = (l as i32, r as i32);
+    assert!(
+        px(l, 1) && px(r - 1, 1) && !px(r, 1),
+        "File title inverted; {ctx}"
+    );
+    let item = chrome::MENU_ITEM_HEIGHT as i32;
+    let top = MENU_BAR_HEIGHT as i32 - 1;
+    // Three items: the box's left edge runs down to the bottom line, the shadow right of it.
+    let bottom = top + 3 * item + 1;
+    assert!((top..=bottom).all(|y| px(l, y)), "menu box; {ctx}");
+    assert!(!px(l, bottom + 1) && px(l + 2, bottom + 1), "shadow; {ctx}");
+    // Rescan Bus (row 1): paper at its left margin and ink of its text; Quit (row 3): ink
+    // at its left margin (highlighted) and paper inside its text.
+    let sys = render_font::system();
+    let rescan = expected_ink(sys, l + 14, top + 1 + 12, b"Rescan Bus");
+    assert!(rescan.iter().all(|&(x, y)| px(x, y)), "Rescan Bus; {ctx}");
+    assert!(
+        !px(l + 3, top + 1 + item / 2),
+        "Rescan Bus is not highlighted; {ctx}"
+    );
+    let quit = expected_ink(sys, l + 14, top + 1 + 2 * item + 12, b"Quit");
+    assert!(
+        quit.iter().all(|&(x, y)| !px(x, y)),
+        "Quit, white on black; {ctx}"
+    );
+    assert!(
+        px(l + 3, top + 1 + 2 * item + item / 2),
+        "Quit highlighted; {ctx}"
     );
 }

@@ -42,6 +42,9 @@ pub struct AlertBox {
 pub struct Captured {
     pub before: Input,
     pub screen: Bitmap,
+    /// For a menu choice: the same screen with the menu pulled down and the chosen item
+    /// highlighted, as the user sees it just before releasing the mouse.
+    pub menu_open: Option<Bitmap>,
 }
 
 /// Renderer state, one per machine.
@@ -56,6 +59,9 @@ pub struct Display {
     pub captured: Vec<Captured>,
     /// Set by [`Machine::set_screen_size`]; else by CPU model.
     pub size: Option<(u16, u16)>,
+    /// Values of dialog controls (check boxes, radio buttons) by (dialog, item number), set
+    /// through [`set_control_value`]; 0 when absent.
+    pub values: BTreeMap<(u32, i16), i16>,
 }
 
 /// One drawing operation in a port (local coordinates).
@@ -164,6 +170,13 @@ pub(crate) fn draw(m: &mut Machine, port: u32, op: Draw<'_>) {
     }
 }
 
+/// The value of item `item` of dialog `dialog` became `value` (for the Control Manager
+/// model's `SetControlValue`/`SetDialogItem` paths to call: check boxes and radio buttons
+/// draw it).
+pub fn set_control_value(m: &mut Machine, dialog: u32, item: i16, value: i16) {
+    m.display().values.insert((dialog, item), value);
+}
+
 /// An alert came up (its `ALRT` resource `alrt`, its items, the default item).
 pub(crate) fn alert_shown(
     m: &mut Machine,
@@ -195,11 +208,44 @@ pub(crate) fn alert_gone(m: &mut Machine) {
 pub(crate) fn before_input(m: &mut Machine, input: &Input) {
     if m.display().capture {
         let screen = compose(m);
+        let menu_open = match input {
+            Input::Menu { .. } => m.toolbox().mm.pending.and_then(|(id, item)| {
+                let mut s = screen.clone();
+                pull_down(m, &mut s, id, item).then_some(s)
+            }),
+            _ => None,
+        };
         m.display().captured.push(Captured {
             before: input.clone(),
             screen,
+            menu_open,
         });
     }
+}
+
+/// Draw menu `id` pulled down from the menu bar with item `item` highlighted (false if the
+/// menu is not in the bar).
+fn pull_down(m: &mut Machine, screen: &mut Bitmap, id: i16, item: i16) -> bool {
+    let Some((titles, _)) = menu_bar_titles(m) else {
+        return false;
+    };
+    let mm = &m.toolbox().mm;
+    let Some(i) = mm.bar.iter().position(|h| mm.menus[h].id == id) else {
+        return false;
+    };
+    let menu = &mm.menus[&mm.bar[i]];
+    let lines: Vec<chrome::MenuLine<'_>> = menu
+        .items
+        .iter()
+        .map(|it| chrome::MenuLine {
+            text: &it.text,
+            key: it.key,
+            enabled: it.enabled && menu.enabled,
+        })
+        .collect();
+    let span = chrome::menu_title_spans(&titles)[i];
+    chrome::pulled_down_menu(screen, span, &lines, item.max(0) as usize);
+    true
 }
 
 /// `^0`–`^3` replaced by `ParamText`'s strings.
@@ -264,9 +310,11 @@ fn compose(m: &mut Machine) -> Bitmap {
                     .unwrap_or_default();
                 // The Dialog Manager draws the items; the application's drawing goes on top.
                 let mut with_items = Bitmap::new(content.width, content.height);
-                for it in &items {
+                for (n, it) in items.iter().enumerate() {
                     let text = substitute(m, &it.text);
-                    chrome::dialog_item(&mut with_items, it, &text, false);
+                    let key = (win.ptr, n as i16 + 1);
+                    let value = m.display().values.get(&key).copied().unwrap_or(0);
+                    chrome::dialog_item(&mut with_items, it, &text, false, value);
                 }
                 overlay(&mut with_items, &content);
                 content = with_items;
@@ -284,7 +332,7 @@ fn compose(m: &mut Machine) -> Bitmap {
         let (iv, ih) = chrome::ALERT_ICON_AT;
         chrome::alert_icon(&mut content, a.kind, ih as i32, iv as i32);
         for (n, (it, text)) in a.items.iter().enumerate() {
-            chrome::dialog_item(&mut content, it, text, n as i16 + 1 == a.default);
+            chrome::dialog_item(&mut content, it, text, n as i16 + 1 == a.default, 0);
         }
         screen.copy_from(&content, r[1] as i32, r[0] as i32, screen.bounds());
     }

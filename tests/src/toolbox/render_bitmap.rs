@@ -278,3 +278,42 @@ impl Bitmap {
         Ok(bm)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toolbox::render_font;
+
+    #[test]
+    fn png_round_trips_at_one_bit_and_is_deterministic() {
+        let mut bm = Bitmap::new(13, 7);
+        bm.frame([0, 0, 7, 13]);
+        bm.line(0, 0, 12, 6);
+        let png = bm.png();
+        assert_eq!(png, bm.png());
+        assert_eq!(Bitmap::from_png(&png).unwrap(), bm);
+        // An 8-bit PNG is refused.
+        let mut out = Vec::new();
+        {
+            let mut e = png::Encoder::new(&mut out, 2, 2);
+            e.set_color(png::ColorType::Grayscale);
+            e.set_depth(png::BitDepth::Eight);
+            e.write_header().unwrap().write_image_data(&[0; 4]).unwrap();
+        }
+        assert!(Bitmap::from_png(&out).is_err());
+    }
+
+    #[test]
+    fn text_sits_on_its_baseline_and_is_clipped() {
+        let f = render_font::system();
+        let mut bm = Bitmap::new(40, 20);
+        let end = bm.text(f, 2, 12, b"H", [0, 0, 20, 40]);
+        assert_eq!(end, 2 + f.advance(b'H') as i32);
+        // H: nine rows of stems ending on the row above the baseline.
+        assert!((3..12).all(|y| bm.get(2, y) && bm.get(3, y)));
+        assert!(!bm.get(2, 12) && !bm.get(2, 2));
+        let mut clipped = Bitmap::new(40, 20);
+        clipped.text(f, 2, 12, b"H", [0, 0, 8, 40]);
+        assert!(clipped.get(2, 7) && !clipped.get(2, 8));
+    }
+}

@@ -101,6 +101,81 @@ pub fn menu_bar(bm: &mut Bitmap, titles: &[Vec<u8>], hilited: Option<usize>) {
     }
 }
 
+/// Height of one item of a pulled-down menu.
+pub const MENU_ITEM_HEIGHT: i16 = 16;
+
+/// A menu item as drawn: its text (`-` alone: a separator), its command key (0: none),
+/// enabled.
+pub struct MenuLine<'a> {
+    pub text: &'a [u8],
+    pub key: u8,
+    pub enabled: bool,
+}
+
+/// The menu under title `span` pulled down, item `chosen` (1-based) highlighted; the title is
+/// inverted. Returns the menu's rectangle (its shadow excluded).
+pub fn pulled_down_menu(
+    bm: &mut Bitmap,
+    span: (i16, i16),
+    items: &[MenuLine<'_>],
+    chosen: usize,
+) -> Rect {
+    let f = render_font::system();
+    bm.invert([0, span.0, MENU_BAR_HEIGHT - 1, span.1]);
+    let key_w = |k: u8| f.width(&[0x11, k]);
+    let keys = items.iter().map(|i| i.key).filter(|&k| k != 0);
+    let key_col = keys.map(key_w).max().map_or(0, |w| w + 16);
+    let text_w = items.iter().map(|i| f.width(i.text)).max().unwrap_or(0);
+    let width = 14 + text_w + key_col + 10;
+    let top = MENU_BAR_HEIGHT - 1;
+    let r = [
+        top,
+        span.0,
+        top + MENU_ITEM_HEIGHT * items.len() as i16 + 2,
+        span.0 + width,
+    ];
+    bm.fill(r, false);
+    bm.frame(r);
+    bm.fill([r[0] + 2, r[3], r[2] + 1, r[3] + 1], true);
+    bm.fill([r[2], r[1] + 2, r[2] + 1, r[3] + 1], true);
+    for (n, it) in items.iter().enumerate() {
+        let row = [
+            top + 1 + MENU_ITEM_HEIGHT * n as i16,
+            r[1] + 1,
+            top + 1 + MENU_ITEM_HEIGHT * (n as i16 + 1),
+            r[3] - 1,
+        ];
+        if it.text == b"-" {
+            let y = (row[0] + row[2]) / 2;
+            for x in row[1]..row[3] {
+                if x % 2 == 0 {
+                    bm.set(x as i32, y as i32, true);
+                }
+            }
+            continue;
+        }
+        let v = (row[0] + 12) as i32;
+        bm.text(f, (r[1] + 14) as i32, v, it.text, row);
+        if it.key != 0 {
+            let h = r[3] - 10 - key_w(it.key);
+            bm.text(f, h as i32, v, &[0x11, it.key], row);
+        }
+        if !it.enabled {
+            // Gray text: every other pixel cleared.
+            for y in row[0]..row[2] {
+                for x in row[1]..row[3] {
+                    if (x + y) % 2 == 0 {
+                        bm.set(x as i32, y as i32, false);
+                    }
+                }
+            }
+        } else if n + 1 == chosen {
+            bm.invert(row);
+        }
+    }
+    r
+}
+
 /// The whole area a document window covers: frame, title bar and drop shadow.
 pub fn document_structure(content: Rect) -> Rect {
     [
@@ -158,8 +233,9 @@ pub fn dialog_frame(bm: &mut Bitmap, content: Rect) {
 }
 
 /// One dialog item drawn into a dialog's content (local coordinates); `default` draws the
-/// heavy outline of the default button.
-pub fn dialog_item(bm: &mut Bitmap, it: &dialogs::DItem, text: &[u8], default: bool) {
+/// heavy outline of the default button; `value` 1 checks a check box (an X) or selects a
+/// radio button (a dot).
+pub fn dialog_item(bm: &mut Bitmap, it: &dialogs::DItem, text: &[u8], default: bool, value: i16) {
     let f = render_font::system();
     let r = it.rect;
     match it.kind & !dialogs::ITEM_DISABLE {
@@ -185,9 +261,22 @@ pub fn dialog_item(bm: &mut Bitmap, it: &dialogs::DItem, text: &[u8], default: b
             if k == dialogs::CHECKBOX {
                 bm.fill(mark, false);
                 bm.frame(mark);
+                if value != 0 {
+                    let (l, t, r, b) = (
+                        mark[1] as i32,
+                        mark[0] as i32,
+                        mark[3] as i32 - 1,
+                        mark[2] as i32 - 1,
+                    );
+                    bm.line(l, t, r, b);
+                    bm.line(l, b, r, t);
+                }
             } else {
                 bm.fill_round(mark, MARK_SIZE / 2, false);
                 bm.frame_round(mark, MARK_SIZE / 2, 1);
+                if value != 0 {
+                    bm.fill_round(outset(mark, -3), MARK_SIZE / 2 - 3, true);
+                }
             }
             bm.text(
                 f,
@@ -292,5 +381,58 @@ pub fn alert_icon(bm: &mut Bitmap, kind: AlertKind, h: i32, v: i32) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(kind: u8, rect: Rect) -> dialogs::DItem {
+        dialogs::DItem {
+            kind,
+            rect,
+            text: Vec::new(),
+            handle: 0,
+        }
+    }
+
+    #[test]
+    fn check_boxes_and_radio_buttons_show_their_value() {
+        let r = [10, 10, 26, 120];
+        for (kind, centre) in [(dialogs::CHECKBOX, true), (dialogs::RADIO, true)] {
+            let mut off = Bitmap::new(140, 40);
+            dialog_item(&mut off, &item(kind, r), b"Write cache", false, 0);
+            let mut on = off.clone();
+            dialog_item(&mut on, &item(kind, r), b"Write cache", false, 1);
+            // The mark: 12 pixels at x = 12, centred on the item's middle row (18).
+            let (cx, cy) = (12 + 6, 12 + 6);
+            assert!(!off.get(cx, cy), "{kind}: unchecked centre is white");
+            assert_eq!(on.get(cx, cy), centre, "{kind}: checked centre is black");
+            assert!(
+                off.get(12, cy) && on.get(12, cy),
+                "{kind}: the mark's left edge"
+            );
+            // The title starts 5 pixels right of the mark.
+            assert!(
+                (29..40).any(|x| (12..24).any(|y| off.get(x, y))),
+                "{kind}: title"
+            );
+        }
+    }
+
+    #[test]
+    fn a_button_has_round_corners_and_a_centred_title() {
+        let mut bm = Bitmap::new(100, 40);
+        let r = [10, 20, 30, 80];
+        dialog_item(&mut bm, &item(dialogs::BUTTON, r), b"OK", false, 0);
+        assert!(bm.get(50, 10) && bm.get(50, 29) && bm.get(20, 20) && bm.get(79, 20));
+        assert!(!bm.get(20, 10) && !bm.get(79, 29), "corners cut");
+        let f = render_font::system();
+        let left = 50 - f.width(b"OK") as i32 / 2;
+        assert!(
+            (left..left + 3).any(|x| bm.get(x, 20)),
+            "title at the centre"
+        );
     }
 }
