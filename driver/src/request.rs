@@ -6,6 +6,9 @@ use ferrite_shared::scsi::MAX_BLOCKS_10;
 
 /// Bytes per block (the driver serves 512-byte-block disks).
 pub const BLOCK: u32 = 512;
+/// log2 of [`BLOCK`].
+pub const BLOCK_SHIFT: u32 = 9;
+const _: () = assert!(1 << BLOCK_SHIFT == BLOCK);
 
 /// A partition on the disk, in device blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -25,18 +28,22 @@ pub struct Transfer {
 /// both must be whole blocks and the whole transfer must lie inside the partition. Nothing
 /// outside the partition is ever addressed; violations are `paramErr`.
 pub fn plan(extent: Extent, pos: u64, count: u32) -> Result<Transfer, i16> {
-    if !pos.is_multiple_of(BLOCK as u64) || !count.is_multiple_of(BLOCK) {
+    // 32-bit arithmetic only (the 68000 has no 64-bit, nor 32-bit multiply or divide): the
+    // position as two longs, blocks by shifts.
+    let (hi, lo) = ((pos >> 32) as u32, pos as u32);
+    if (lo | count) & (BLOCK - 1) != 0 {
         return Err(err::PARAM_ERR);
     }
-    let first = pos / BLOCK as u64;
-    let n = count / BLOCK;
-    if first > extent.blocks as u64 || n as u64 > extent.blocks as u64 - first {
+    // A first block of 2^32 or more lies past any extent.
+    if hi >= BLOCK {
         return Err(err::PARAM_ERR);
     }
-    let lba = extent
-        .start
-        .checked_add(first as u32)
-        .ok_or(err::PARAM_ERR)?;
+    let first = hi << (32 - BLOCK_SHIFT) | lo >> BLOCK_SHIFT;
+    let n = count >> BLOCK_SHIFT;
+    if first > extent.blocks || n > extent.blocks - first {
+        return Err(err::PARAM_ERR);
+    }
+    let lba = extent.start.checked_add(first).ok_or(err::PARAM_ERR)?;
     Ok(Transfer { lba, blocks: n })
 }
 
