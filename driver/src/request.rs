@@ -130,6 +130,36 @@ mod tests {
     }
 
     #[test]
+    fn the_32_bit_plan_meets_the_64_bit_limits() {
+        // The largest extent 32-bit block numbers allow.
+        let all = Extent {
+            start: 0,
+            blocks: u32::MAX,
+        };
+        let last = (u32::MAX as u64 - 1) * 512;
+        assert_eq!(
+            plan(all, last, 512),
+            Ok(Transfer {
+                lba: u32::MAX - 1,
+                blocks: 1
+            })
+        );
+        // Block 2^32 (the position's high long reaching 512) and beyond: outside.
+        assert_eq!(plan(all, 1u64 << 41, 0), Err(err::PARAM_ERR));
+        assert_eq!(plan(all, (1u64 << 41) + 512, 512), Err(err::PARAM_ERR));
+        assert_eq!(plan(all, !511, 512), Err(err::PARAM_ERR));
+        // Alignment is checked on the low long.
+        assert_eq!(plan(all, (1u64 << 32) + 256, 512), Err(err::PARAM_ERR));
+        assert_eq!(
+            plan(all, 1u64 << 32, 1024),
+            Ok(Transfer {
+                lba: 1 << 23,
+                blocks: 2
+            })
+        );
+    }
+
+    #[test]
     fn chunks_stop_at_the_read10_limit() {
         assert_eq!(next_chunk(70_000, 0), 65_535);
         assert_eq!(next_chunk(3, 0), 3);
