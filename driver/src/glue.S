@@ -44,14 +44,14 @@ dm_finish:
 
 | ---- SCSI Manager 4.3 completion (Pascal: the PB is on the stack; we pop it) -------------
         .globl  ferrite_scsi_completion
+| D2-D7/A2-A6, which the SIM needs back, are the C ABI's callee-saved registers: the Rust
+| code keeps them (the emulated SIM checks D3-D7/A2-A6 on every completion).
 ferrite_scsi_completion:
         subq.l  #4,%sp                  | slot for the request result
-        movem.l %d2-%d7/%a2-%a6,-(%sp)  | 44 bytes
-        pea     44(%sp)                 | &slot
-        move.l  56(%sp),-(%sp)          | the PB
+        pea     (%sp)                   | &slot
+        move.l  12(%sp),-(%sp)          | the PB
         bsr.w   ferrite_scsi_complete   | (pb, &result) -> DCE to complete, or 0
         addq.l  #8,%sp
-        movem.l (%sp)+,%d2-%d7/%a2-%a6
         move.l  (%sp)+,%d1              | result
         move.l  (%sp)+,%a0              | return address
         addq.l  #4,%sp                  | pop the PB argument
@@ -186,36 +186,51 @@ ferrite_trap_available:
         and.l   #1,%d0
         move.l  (%sp)+,%a2
         rts
-| i16 ferrite_scsi_old(u16 selector, u32 arg1, u32 arg2, u32 arg3): the original SCSI
-| Manager (_SCSIDispatch, Pascal). Argument use by selector:
-|   1 SCSIGet -, 2 SCSISelect(id), 3 SCSICmd(buf, len), 4 SCSIComplete(stat*, msg*, wait),
-|   5/6/8/9 SCSIRead/Write/RBlind/WBlind(tib).
-        .globl  ferrite_scsi_old
-ferrite_scsi_old:
+| The original SCSI Manager (_SCSIDispatch, Pascal: the result word, the arguments, then the
+| selector; the trap pops all but the result). One entry per routine, so each call passes
+| only its own arguments (C ABI, on the stack):
+|   i16 ferrite_scsi_get(void)                                   1 SCSIGet
+|   i16 ferrite_scsi_select(u32 id)                              2 SCSISelect(targetID: short)
+|   i16 ferrite_scsi_cmd(u32 buf, u32 count)                     3 SCSICmd(buffer: Ptr; count: short)
+|   i16 ferrite_scsi_finish(u32 stat, u32 msg, u32 wait)         4 SCSIComplete(stat, message: ^short; wait: long)
+|   i16 ferrite_scsi_data(u32 selector, u32 tib)                 5/6/8/9 SCSIRead/Write/RBlind/WBlind(tib: Ptr)
+        .globl  ferrite_scsi_get, ferrite_scsi_select, ferrite_scsi_cmd
+        .globl  ferrite_scsi_finish, ferrite_scsi_data
+ferrite_scsi_get:
+        clr.w   -(%sp)                  | result
+        move.w  #1,-(%sp)
+        bra.s   scsi_dispatch
+ferrite_scsi_select:
+        move.l  4(%sp),%d1
+        clr.w   -(%sp)
+        move.w  %d1,-(%sp)
+        move.w  #2,-(%sp)
+        bra.s   scsi_dispatch
+ferrite_scsi_cmd:
+        move.l  4(%sp),%d1
+        move.l  8(%sp),%d0
+        clr.w   -(%sp)
+        move.l  %d1,-(%sp)
+        move.w  %d0,-(%sp)
+        move.w  #3,-(%sp)
+        bra.s   scsi_dispatch
+ferrite_scsi_finish:
         move.l  4(%sp),%d0
         move.l  8(%sp),%d1
         move.l  12(%sp),%a0
-        move.l  16(%sp),%a1
-        clr.w   -(%sp)                  | result
-        cmp.w   #1,%d0
-        beq.s   9f
-        cmp.w   #2,%d0
-        bne.s   3f
-        move.w  %d1,-(%sp)              | SCSISelect(targetID: short)
-        bra.s   9f
-3:      cmp.w   #3,%d0
-        bne.s   4f
-        move.l  %d1,-(%sp)              | SCSICmd(buffer: Ptr; count: short)
-        move.w  %a0,-(%sp)
-        bra.s   9f
-4:      cmp.w   #4,%d0
-        bne.s   5f
-        move.l  %d1,-(%sp)              | SCSIComplete(stat, message: ^short; wait: long)
+        clr.w   -(%sp)
+        move.l  %d0,-(%sp)
+        move.l  %d1,-(%sp)
         move.l  %a0,-(%sp)
-        move.l  %a1,-(%sp)
-        bra.s   9f
-5:      move.l  %d1,-(%sp)              | SCSIRead/Write/RBlind/WBlind(tib: Ptr)
-9:      move.w  %d0,-(%sp)              | selector
+        move.w  #4,-(%sp)
+        bra.s   scsi_dispatch
+ferrite_scsi_data:
+        move.l  4(%sp),%d0
+        move.l  8(%sp),%d1
+        clr.w   -(%sp)
+        move.l  %d1,-(%sp)
+        move.w  %d0,-(%sp)
+scsi_dispatch:
         .short  0xA815                  | _SCSIDispatch
         move.w  (%sp)+,%d0
         ext.l   %d0

@@ -1,7 +1,7 @@
 //! The Mac side of the driver on the 68k: the assembly glue in `entry.S` and low-memory
 //! globals, wrapped once here. Everything unsafe about talking to Mac OS lives in this file.
 
-use ferrite_shared::mac::{Dce, IoParam};
+use ferrite_shared::mac::Dce;
 
 unsafe extern "C" {
     fn ferrite_new_ptr_sys_clear(size: u32, out: *mut u32) -> i32;
@@ -11,7 +11,11 @@ unsafe extern "C" {
     fn ferrite_post_event(what: u32, message: u32) -> i32;
     fn ferrite_scsi_action(pb: u32) -> i32;
     fn ferrite_trap_available(trap: u32) -> u32;
-    fn ferrite_scsi_old(selector: u32, a: u32, b: u32, c: u32) -> i32;
+    fn ferrite_scsi_get() -> i32;
+    fn ferrite_scsi_select(id: u32) -> i32;
+    fn ferrite_scsi_cmd(buf: u32, count: u32) -> i32;
+    fn ferrite_scsi_finish(stat: u32, msg: u32, wait: u32) -> i32;
+    fn ferrite_scsi_data(selector: u32, tib: u32) -> i32;
     fn ferrite_panic() -> !;
     fn ferrite_scsi_completion();
     fn ferrite_vbl_task();
@@ -54,6 +58,85 @@ pub fn peek16(addr: u32) -> u16 {
 pub fn peek8(addr: u32) -> u8 {
     // SAFETY: as `peek32`.
     unsafe { core::ptr::read_volatile(addr as *const u8) }
+}
+
+/// Write a long: one `move.l` (the address must be even, as every OS structure's fields the
+/// driver writes this way are: see [`at`]).
+pub fn poke32(addr: u32, v: u32) {
+    // SAFETY: as `peek32`; the callers pass fields of structures the call lends the driver.
+    unsafe { core::ptr::write_volatile(addr as *mut u32, v) }
+}
+
+/// Write a word.
+pub fn poke16(addr: u32, v: u16) {
+    // SAFETY: as `poke32`.
+    unsafe { core::ptr::write_volatile(addr as *mut u16, v) }
+}
+
+/// Offsets of the OS structures' fields the per-request path reads and writes with single
+/// aligned moves ([`peek32`], [`poke32`], ...) instead of the byte-by-byte accesses of their
+/// byte-aligned zerocopy views: parameter blocks and DCEs are word-aligned on every Mac (the
+/// OS itself moves their words and longs, which a 68000 cannot do at an odd address), and
+/// these fields sit at even offsets (asserted below).
+pub mod at {
+    use core::mem::offset_of;
+    use ferrite_shared::mac::{Dce, IoParam, ScsiExecIoPb};
+
+    pub const IO_TRAP: u32 = offset_of!(IoParam, io_trap) as u32;
+    pub const IO_VREF_NUM: u32 = offset_of!(IoParam, io_vref_num) as u32;
+    pub const IO_BUFFER: u32 = offset_of!(IoParam, io_buffer) as u32;
+    pub const IO_REQ_COUNT: u32 = offset_of!(IoParam, io_req_count) as u32;
+    pub const IO_ACT_COUNT: u32 = offset_of!(IoParam, io_act_count) as u32;
+    pub const IO_POS_MODE: u32 = offset_of!(IoParam, io_pos_mode) as u32;
+    /// `ioWPosOffset` of an XIOParam (kUseWidePositioning): high long, then low long.
+    pub const IO_WPOS_OFFSET: u32 = offset_of!(IoParam, io_pos_offset) as u32;
+    pub const D_CTL_POSITION: u32 = offset_of!(Dce, d_ctl_position) as u32;
+    pub const D_CTL_STORAGE: u32 = offset_of!(Dce, d_ctl_storage) as u32;
+    pub const SCSI_Q_LINK: u32 = offset_of!(ScsiExecIoPb, q_link) as u32;
+    pub const SCSI_RESULT: u32 = offset_of!(ScsiExecIoPb, scsi_result) as u32;
+    pub const SCSI_FLAGS: u32 = offset_of!(ScsiExecIoPb, scsi_flags) as u32;
+    pub const SCSI_DRIVER_STORAGE: u32 = offset_of!(ScsiExecIoPb, scsi_driver_storage) as u32;
+    /// `scsiResultFlags` and the reserved word after it.
+    pub const SCSI_RESULT_FLAGS: u32 = offset_of!(ScsiExecIoPb, scsi_result_flags) as u32;
+    pub const SCSI_DATA_PTR: u32 = offset_of!(ScsiExecIoPb, scsi_data_ptr) as u32;
+    pub const SCSI_DATA_LENGTH: u32 = offset_of!(ScsiExecIoPb, scsi_data_length) as u32;
+    /// `scsiSCSIstatus`, `scsiSenseResidual` and the reserved word after them.
+    pub const SCSI_STATUS: u32 = offset_of!(ScsiExecIoPb, scsi_scsi_status) as u32;
+    pub const SCSI_DATA_RESIDUAL: u32 = offset_of!(ScsiExecIoPb, scsi_data_residual) as u32;
+    pub const SCSI_CDB: u32 = offset_of!(ScsiExecIoPb, scsi_cdb) as u32;
+
+    const _: () = {
+        let longs = [
+            IO_BUFFER,
+            IO_REQ_COUNT,
+            IO_ACT_COUNT,
+            IO_WPOS_OFFSET,
+            D_CTL_POSITION,
+            D_CTL_STORAGE,
+            SCSI_Q_LINK,
+            SCSI_FLAGS,
+            SCSI_DRIVER_STORAGE,
+            SCSI_RESULT_FLAGS,
+            SCSI_DATA_PTR,
+            SCSI_DATA_LENGTH,
+            SCSI_STATUS,
+            SCSI_DATA_RESIDUAL,
+            SCSI_CDB,
+            IO_TRAP,
+            IO_VREF_NUM,
+            IO_POS_MODE,
+            SCSI_RESULT,
+        ];
+        let mut i = 0;
+        while i < longs.len() {
+            assert!(longs[i] % 2 == 0);
+            i += 1;
+        }
+        // The status long: status byte, sense residual, a reserved word.
+        assert!(offset_of!(ScsiExecIoPb, scsi_sense_residual) as u32 == SCSI_STATUS + 1);
+        assert!(offset_of!(ScsiExecIoPb, scsi_reserved5) as u32 == SCSI_STATUS + 2);
+        assert!(offset_of!(ScsiExecIoPb, scsi_reserved3pt5) as u32 == SCSI_RESULT_FLAGS + 2);
+    };
 }
 
 /// `_DrvrRemove` of the driver under `ref_num` (its DCE must not be marked open).
@@ -139,10 +222,34 @@ pub fn trap_available(trap: u16) -> bool {
     unsafe { ferrite_trap_available(trap as u32) != 0 }
 }
 
-/// An original SCSI Manager call (see `entry.S` for the argument use by selector).
-pub fn scsi_old(selector: u16, a: u32, b: u32, c: u32) -> i16 {
-    // SAFETY: trap glue; pointers passed are into our globals.
-    unsafe { ferrite_scsi_old(selector as u32, a, b, c) as i16 }
+/// `SCSIGet` (original SCSI Manager).
+pub fn scsi_get() -> i16 {
+    // SAFETY: trap glue.
+    unsafe { ferrite_scsi_get() as i16 }
+}
+
+/// `SCSISelect(id)`.
+pub fn scsi_select(id: u8) -> i16 {
+    // SAFETY: trap glue.
+    unsafe { ferrite_scsi_select(id as u32) as i16 }
+}
+
+/// `SCSICmd` of the `count`-byte CDB at `buf` (in our globals).
+pub fn scsi_cmd(buf: u32, count: u8) -> i16 {
+    // SAFETY: trap glue; the CDB is in our globals.
+    unsafe { ferrite_scsi_cmd(buf, count as u32) as i16 }
+}
+
+/// `SCSIComplete(stat, msg, wait)`: the status and message words in our globals.
+pub fn scsi_complete(stat: u32, msg: u32, wait: u32) -> i16 {
+    // SAFETY: trap glue; both words are in our globals.
+    unsafe { ferrite_scsi_finish(stat, msg, wait) as i16 }
+}
+
+/// `SCSIRead`/`SCSIWrite`/`SCSIRBlind`/`SCSIWBlind` (`selector`) with the TIB at `tib`.
+pub fn scsi_data(selector: u16, tib: u32) -> i16 {
+    // SAFETY: trap glue; the TIB is in our globals and names the caller's buffer.
+    unsafe { ferrite_scsi_data(selector as u32, tib) as i16 }
 }
 
 /// Address of the DRVR header.
@@ -178,15 +285,6 @@ pub fn panic() -> ! {
 pub unsafe fn view<'a, T>(addr: u32) -> &'a mut T {
     // SAFETY: guaranteed by the caller; T has alignment 1 (zerocopy `Unaligned`).
     unsafe { &mut *(addr as *mut T) }
-}
-
-/// The parameter block of a call.
-///
-/// # Safety
-/// As [`view`].
-pub unsafe fn io_param<'a>(pb: u32) -> &'a mut IoParam {
-    // SAFETY: as `view`.
-    unsafe { view(pb) }
 }
 
 /// The DCE of a call.

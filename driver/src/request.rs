@@ -6,6 +6,9 @@ use ferrite_shared::scsi::MAX_BLOCKS_10;
 
 /// Bytes per block (the driver serves 512-byte-block disks).
 pub const BLOCK: u32 = 512;
+/// log2 of [`BLOCK`].
+pub const BLOCK_SHIFT: u32 = 9;
+const _: () = assert!(1 << BLOCK_SHIFT == BLOCK);
 
 /// A partition on the disk, in device blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -25,18 +28,22 @@ pub struct Transfer {
 /// both must be whole blocks and the whole transfer must lie inside the partition. Nothing
 /// outside the partition is ever addressed; violations are `paramErr`.
 pub fn plan(extent: Extent, pos: u64, count: u32) -> Result<Transfer, i16> {
-    if !pos.is_multiple_of(BLOCK as u64) || !count.is_multiple_of(BLOCK) {
+    // 32-bit arithmetic only (the 68000 has no 64-bit, nor 32-bit multiply or divide): the
+    // position as two longs, blocks by shifts.
+    let (hi, lo) = ((pos >> 32) as u32, pos as u32);
+    if (lo | count) & (BLOCK - 1) != 0 {
         return Err(err::PARAM_ERR);
     }
-    let first = pos / BLOCK as u64;
-    let n = count / BLOCK;
-    if first > extent.blocks as u64 || n as u64 > extent.blocks as u64 - first {
+    // A first block of 2^32 or more lies past any extent.
+    if hi >= BLOCK {
         return Err(err::PARAM_ERR);
     }
-    let lba = extent
-        .start
-        .checked_add(first as u32)
-        .ok_or(err::PARAM_ERR)?;
+    let first = hi << (32 - BLOCK_SHIFT) | lo >> BLOCK_SHIFT;
+    let n = count >> BLOCK_SHIFT;
+    if first > extent.blocks || n > extent.blocks - first {
+        return Err(err::PARAM_ERR);
+    }
+    let lba = extent.start.checked_add(first).ok_or(err::PARAM_ERR)?;
     Ok(Transfer { lba, blocks: n })
 }
 
@@ -117,6 +124,36 @@ mod tests {
             plan(e, pos, 1024),
             Ok(Transfer {
                 lba: 10_000_064,
+                blocks: 2
+            })
+        );
+    }
+
+    #[test]
+    fn the_32_bit_plan_meets_the_64_bit_limits() {
+        // The largest extent 32-bit block numbers allow.
+        let all = Extent {
+            start: 0,
+            blocks: u32::MAX,
+        };
+        let last = (u32::MAX as u64 - 1) * 512;
+        assert_eq!(
+            plan(all, last, 512),
+            Ok(Transfer {
+                lba: u32::MAX - 1,
+                blocks: 1
+            })
+        );
+        // Block 2^32 (the position's high long reaching 512) and beyond: outside.
+        assert_eq!(plan(all, 1u64 << 41, 0), Err(err::PARAM_ERR));
+        assert_eq!(plan(all, (1u64 << 41) + 512, 512), Err(err::PARAM_ERR));
+        assert_eq!(plan(all, !511, 512), Err(err::PARAM_ERR));
+        // Alignment is checked on the low long.
+        assert_eq!(plan(all, (1u64 << 32) + 256, 512), Err(err::PARAM_ERR));
+        assert_eq!(
+            plan(all, 1u64 << 32, 1024),
+            Ok(Transfer {
+                lba: 1 << 23,
                 blocks: 2
             })
         );

@@ -83,6 +83,6 @@ pub use cpu::CpuModel;
 pub use error::{ChainSource, Fault, ReturnAddress, RunError};
 pub use interrupts::{InterruptHandler, InterruptId, TickHook};
 pub use loader::{CallResult, LoadedImage, Preserved};
-pub use machine::{Layout, Machine, MachineConfig, Stats};
+pub use machine::{Layout, Machine, MachineConfig, PcCount, Stats};
 pub use memory_manager::ZoneId;
 pub use traps::{SavedReg, TrapCall, TrapHandler, TrapTable};

@@ -293,6 +293,18 @@ pub struct Machine {
         std::collections::HashSet<u32>,
         std::collections::BTreeSet<u32>,
     )>,
+    /// Cycles and instructions per executed address while a profile is on
+    /// ([`Machine::start_pc_profile`]).
+    pc_profile: Option<std::collections::BTreeMap<u32, PcCount>>,
+    /// Where Ferrite driver images were placed (decoded address, code bytes), in load order.
+    ferrite_code: Vec<(u32, u32)>,
+}
+
+/// What a profile counted at one address ([`Machine::start_pc_profile`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PcCount {
+    pub cycles: u64,
+    pub instructions: u64,
 }
 
 impl Machine {
@@ -386,6 +398,8 @@ impl Machine {
             rom_region: None,
             coverage: crate::coverage::Recorder::from_env(),
             pc_watch: None,
+            pc_profile: None,
+            ferrite_code: Vec::new(),
             config,
         };
         m.next_tick_at = m.cycles_for_tick(1);
@@ -861,9 +875,29 @@ impl Machine {
     /// unless coverage is on and the image is a Ferrite driver).
     pub(crate) fn watch_code(&mut self, base: u32, image: &[u8]) {
         let base = self.bus.decode(base);
+        if let Some((_, code_len)) = ferrite_shared::driver_blob::code_key(image) {
+            self.ferrite_code.push((base, code_len as u32));
+        }
         if let Some(c) = self.coverage.as_mut() {
             c.watch(base, image);
         }
+    }
+
+    /// Where the last Ferrite driver image loaded sits: its (decoded) base address and code
+    /// bytes. Offsets from the base are the blob's, as its symbol map names them.
+    pub fn ferrite_driver_code(&self) -> Option<(u32, u32)> {
+        self.ferrite_code.last().copied()
+    }
+
+    /// Start counting every executed instruction's cycles by (decoded) address, from zero.
+    /// The counts are exact: the same cycles [`Stats::cycles`] adds up.
+    pub fn start_pc_profile(&mut self) {
+        self.pc_profile = Some(Default::default());
+    }
+
+    /// Stop the profile and return its counts by address (empty if none was started).
+    pub fn take_pc_profile(&mut self) -> std::collections::BTreeMap<u32, PcCount> {
+        self.pc_profile.take().unwrap_or_default()
     }
 
     fn opcode_at(&self, pc: u32) -> u16 {
@@ -989,6 +1023,11 @@ impl Machine {
                     self.run_instructions += 1;
                     self.stats.instructions += 1;
                     self.stats.cycles += cycles.max(0) as u64;
+                    if let Some(p) = self.pc_profile.as_mut() {
+                        let e = p.entry(self.bus.decode(pc)).or_default();
+                        e.cycles += cycles.max(0) as u64;
+                        e.instructions += 1;
+                    }
                     if let Some(v) = self.cpu.last_exception_vector.take() {
                         let at = self.cpu.ppc;
                         let f = self.exception_fault(v);

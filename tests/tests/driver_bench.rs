@@ -1,5 +1,6 @@
 //! Measurements of the Ferrite driver in the emulated Mac (printed as Markdown tables; the
-//! numbers are recorded in `docs/driver.md`). Run with
+//! numbers are recorded in `docs/driver.md`), the single-block read budgets checked, and a
+//! per-function profile of one read on each CPU and SCSI Manager (`support/profile.rs`). Run with
 //! `cargo test -p ferrite-emu --test driver_bench -- --include-ignored --nocapture`.
 //!
 //! Method: every Mac OS service in the emulated Mac (Device Manager, IODone, both SCSI
@@ -14,6 +15,8 @@
 
 #[path = "support/ferrite.rs"]
 mod ferrite;
+#[path = "support/profile.rs"]
+mod profile;
 
 use ferrite::*;
 use ferrite_emu::CpuModel;
@@ -57,7 +60,7 @@ fn driver_benchmarks() {
         "| CPU | transport | request | driver cycles (min / mean / max) | SCSI commands | bus time, 7200-rpm preset | bus time, SD-emulator preset |"
     );
     println!("|---|---|---|---:|---:|---:|---:|");
-    let mut single_040 = Vec::new();
+    let mut single_reads = Vec::new();
     for cpu in [CpuModel::M68040, CpuModel::M68000] {
         for rom in [
             RomGeneration::ScsiManager43,
@@ -113,24 +116,77 @@ fn driver_benchmarks() {
                     bus(&results[0]),
                     bus(&results[1])
                 );
-                if cpu == CpuModel::M68040 && blocks == 1 {
-                    single_040.push(mean);
+                if word == READ && blocks == 1 {
+                    single_reads.push((cpu, rom, mean));
                 }
             }
         }
     }
-    println!(
-        "\n68040 single-block Prime means: {single_040:?} (budget < {SINGLE_BLOCK_BUDGET_040} cycles)"
-    );
-    for mean in single_040 {
+    for (cpu, rom, mean) in single_reads {
+        let budget = single_read_budget(cpu, rom);
+        println!(
+            "single-block read, {cpu}, {}: {mean} driver cycles (budget {budget})",
+            rom_name(rom)
+        );
         assert!(
-            mean < SINGLE_BLOCK_BUDGET_040,
-            "a single-block Prime on the 68040 costs {mean} driver cycles, over the {SINGLE_BLOCK_BUDGET_040}-cycle budget"
+            mean <= budget,
+            "a single-block read on the {cpu} under the {} costs {mean} driver cycles, over the {budget}-cycle budget",
+            rom_name(rom)
         );
     }
 }
 
-/// Driver cycles a single-block Prime may take on the 68040 (0.1.0: 1,145–1,312; with the
-/// strict-model fixes — own parameter block for synchronous commands, sense cleared, residual
-/// checked, deferred waits — 1,377–1,499).
-const SINGLE_BLOCK_BUDGET_040: u64 = 1_600;
+/// Driver cycles a single-block read may take (the mean over the benchmark's reads), by CPU
+/// and SCSI Manager. Issue 14's targets are 450 / 3,200 (68040 / 68000) on the original SCSI
+/// Manager and 500 / 3,500 under SCSI Manager 4.3. SCSI Manager 4.3 meets them (measured
+/// 427 / 3,319); the original SCSI Manager does not yet (measured 725 / 5,084: five trap calls
+/// per command, and Prime, the transaction and the recovery in three functions), so its
+/// budgets are what was reached and its targets stay open. Before this work: 1,519 / 11,690
+/// under 4.3 and 1,436 / 11,120 on the original SCSI Manager.
+fn single_read_budget(cpu: CpuModel, rom: RomGeneration) -> u64 {
+    match (cpu, rom) {
+        (CpuModel::M68040, RomGeneration::ScsiManager43) => 500,
+        (CpuModel::M68000, RomGeneration::ScsiManager43) => 3_500,
+        (CpuModel::M68040, _) => 750,
+        _ => 5_200,
+    }
+}
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn single_block_read_profile() {
+    // Where a single-block read's cycles go, per driver function, on both CPUs and both SCSI
+    // Managers (printed; run with --nocapture). The profile adds up to the cycles the
+    // benchmark measures: it counts the same instructions.
+    let blob = driver_blob();
+    let syms = profile::driver_symbols(&blob);
+    if syms.is_none() {
+        println!("(no symbol map of this build: functions shown by offset)");
+    }
+    for cpu in [CpuModel::M68040, CpuModel::M68000] {
+        for rom in [
+            RomGeneration::ScsiManager43,
+            RomGeneration::OriginalScsiManager,
+        ] {
+            let disk = disk_with_volumes(blob.clone(), 1, 30_000);
+            let mut r = boot_disk(cpu, rom, &disk, DiskConfig::default());
+            let buf = r.alloc(512);
+            // One read first: the profile is of the steady state.
+            measure(&mut r, READ, 1234, 512, buf);
+            r.m.start_pc_profile();
+            let sample = measure(&mut r, READ, 4321, 512, buf);
+            let prof = profile::driver_profile(&mut r.m, syms.as_deref());
+            let total: u64 = prof.iter().map(|f| f.cycles).sum();
+            println!(
+                "\n{cpu}, {}: single-block read, {} driver cycles\n\n{}",
+                rom_name(rom),
+                sample.cycles,
+                profile::profile_table(&prof)
+            );
+            assert_eq!(
+                total, sample.cycles,
+                "the profile counts every cycle measured"
+            );
+        }
+    }
+}

@@ -29,8 +29,8 @@ use ferrite_shared::mac::{
 };
 use ferrite_shared::scsi::{self, Sense, status};
 use ferrite_shared::scsi_manager::original::{
-    SC_INC, SC_LOOP, SC_MGR_BUSY, SC_PHASE_ERR, SC_STOP, SCSI_CMD, SCSI_COMPLETE, SCSI_GET,
-    SCSI_RBLIND, SCSI_READ, SCSI_SELECT, SCSI_WBLIND, SCSI_WRITE,
+    SC_INC, SC_LOOP, SC_MGR_BUSY, SC_PHASE_ERR, SC_STOP, SCSI_RBLIND, SCSI_READ, SCSI_WBLIND,
+    SCSI_WRITE,
 };
 use ferrite_shared::scsi_manager::v43::{
     DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_BUS_RESET, SCSI_COMMAND_TIMEOUT,
@@ -81,31 +81,21 @@ pub enum Dir {
     Out,
 }
 
-/// Everything the driver keeps.
+/// Everything the driver keeps. The fields each request uses come first, the asynchronous
+/// parameter block's among them: the M68k backend reaches fields past 127 bytes with an
+/// extra instruction (an index register) per access.
 #[repr(C)]
 pub struct Globals {
-    pub dce: u32,
-    pub ref_num: i16,
-    pub target: u8,
-    pub lun: u8,
-    pub bus: u8,
     /// Use SCSI Manager 4.3 (else the original SCSI Manager).
     pub use43: u8,
     /// Original SCSI Manager: use polled transfers (the settings' transfer mode, or after a
     /// blind transfer failed).
     pub polled: u8,
-    pub removable: u8,
     pub write_cache_on: u8,
     pub in_prime: u8,
-    /// The command in progress may move less data than asked (MODE SENSE, INQUIRY).
-    pub short_ok: u8,
-    /// The MODE SENSE header said WP (write protected).
-    pub write_protected: u8,
     pub ndrives: u16,
-    pub disk_blocks: u32,
     /// Most blocks per command on the original SCSI Manager (0 = no cap; settings block).
     pub max_blocks_old: u16,
-    pub drives: [Drive; MAX_DRIVES],
     // The asynchronous request in flight (SCSI Manager 4.3), 0 if none.
     pub active_pb: u32,
     pub active_write: u8,
@@ -116,6 +106,10 @@ pub struct Globals {
     /// The async command in flight is the START STOP UNIT a NOT READY asked for.
     pub starting: u8,
     pub early_result: i16,
+    /// The asynchronous parameter block holds a READ(10)/WRITE(10) of ours, made by
+    /// [`scsi43::fill_pb43`]: the next transfer only changes what differs
+    /// ([`scsi43::rearm_transfer43`]).
+    pub async_armed: u8,
     pub active_lba: u32,
     pub active_left: u32,
     pub active_buf: u32,
@@ -123,44 +117,59 @@ pub struct Globals {
     pub active_total: u32,
     pub stat: u16,
     pub msg: u16,
+    /// Synchronous commands running now (the VBL task's retries wait for 0).
+    pub in_command: u8,
+    /// SCSI Manager 4.3 arrived after install and the cross-reference is registered: the next
+    /// queued request that starts with nothing active switches to it ([`switch`]).
+    pub switch43: u8,
     /// The asynchronous request's parameter block and sense buffer (SCSI Manager 4.3): the
     /// SIM owns them from `SCSIAction` to the completion.
     pub pb: ScsiExecIoPb,
     pub sense: [u8; 32],
+    /// The CDB of the command in progress ([`command::staged_step`]).
+    pub cdb: [u8; 16],
+    pub tib: [u8; 40],
+    /// REQUEST SENSE's CDB on the original SCSI Manager (the command's stays in `cdb`).
+    pub rs_cdb: [u8; 6],
+    pub drives: [Drive; MAX_DRIVES],
     /// Every synchronous command's (install, immediate Prime, Control).
     pub spb: ScsiExecIoPb,
     pub ssense: [u8; 32],
-    /// Synchronous commands running now (the VBL task's retries wait for 0).
-    pub in_command: u8,
-    /// Waiting with `_Delay` is allowed (install, at boot, interrupts enabled).
-    pub may_wait: u8,
-    pub tib: [u8; 40],
-    pub cdb: [u8; 16],
-    pub list: [u8; 32],
-    pub page: [u8; 64],
-    pub page2: [u8; 64],
-    pub buf: [u8; 512],
+    /// The medium was ejected, or the drive said it may have changed (UNIT ATTENTION 28/00
+    /// after install): no I/O until accRun has read the new one ([`control::reread`]).
+    pub medium_changed: u8,
+    pub dce: u32,
+    pub ref_num: i16,
+    pub target: u8,
+    pub lun: u8,
+    pub bus: u8,
+    pub removable: u8,
+    /// The command in progress may move less data than asked (MODE SENSE, INQUIRY).
+    pub short_ok: u8,
+    /// The MODE SENSE header said WP (write protected).
+    pub write_protected: u8,
+    pub disk_blocks: u32,
     /// NOT READY waits of the active request so far.
     pub not_ready_waits: u8,
     /// The VBL task is installed (it waits out NOT READY on the asynchronous path).
     pub vbl_installed: u8,
-    /// The VBL task (inactive while `vblCount` is 0), followed by our DCE for its routine.
-    pub vbl: VblTask,
-    pub vbl_dce: u32,
-    /// SCSI Manager 4.3 arrived after install and the cross-reference is registered: the next
-    /// queued request that starts with nothing active switches to it ([`switch`]).
-    pub switch43: u8,
-    /// The DeviceIdent SCSI Manager 4.3 gave our old-API SCSI ID, taken at the switch.
-    pub ident43: [u8; 4],
     /// Ticks of write idleness before the idle flush (0 = never; settings block).
     pub idle_ticks: u16,
     /// `Ticks` at the last write into the drive's cache.
     pub last_write: u32,
     /// Writes went into the drive's cache since the last flush.
     pub dirty: u8,
-    /// The medium was ejected, or the drive said it may have changed (UNIT ATTENTION 28/00
-    /// after install): no I/O until accRun has read the new one ([`control::reread`]).
-    pub medium_changed: u8,
+    /// Waiting with `_Delay` is allowed (install, at boot, interrupts enabled).
+    pub may_wait: u8,
+    pub list: [u8; 32],
+    pub page: [u8; 64],
+    pub page2: [u8; 64],
+    pub buf: [u8; 512],
+    /// The VBL task (inactive while `vblCount` is 0), followed by our DCE for its routine.
+    pub vbl: VblTask,
+    pub vbl_dce: u32,
+    /// The DeviceIdent SCSI Manager 4.3 gave our old-API SCSI ID, taken at the switch.
+    pub ident43: [u8; 4],
     /// Drives found by the map reading in progress (install, or a new medium).
     pub nseen: u8,
     /// The settings ask for the drive's write cache (kept for a new medium).
@@ -231,7 +240,7 @@ fn globals<'a>(dce: u32) -> &'a mut Globals {
     // SAFETY: `dCtlStorage` holds the block `install` allocated for this DCE; the Device
     // Manager serialises queued calls, and the completion routine only runs while a
     // request is active, so one `&mut` at a time is a sound model of the driver's state.
-    unsafe { mac::view::<Globals>(mac::dce(dce).d_ctl_storage.get()) }
+    unsafe { mac::view::<Globals>(mac::peek32(dce + mac::at::D_CTL_STORAGE)) }
 }
 
 /// Install (old entry: `kind` 0, D5 = SCSI ID; 4.3 entry: `kind` 1, D5 = DeviceIdent).
@@ -288,10 +297,8 @@ pub extern "C" fn ferrite_vbl(task: u32, result: *mut i32) -> u32 {
 /// finished (the glue then jumps to IODone with `*result`) or 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn ferrite_scsi_complete(pb: u32, result: *mut i32) -> u32 {
-    // SAFETY: the XPT passes our own parameter block back; `scsiDriverStorage` is our DCE.
-    let dce = unsafe { mac::view::<ScsiExecIoPb>(pb) }
-        .scsi_driver_storage
-        .get();
+    // The XPT passes our own parameter block back; `scsiDriverStorage` is our DCE.
+    let dce = mac::peek32(pb + mac::at::SCSI_DRIVER_STORAGE);
     match complete(dce) {
         Some(r) => {
             // SAFETY: the glue passes a pointer to its stack slot.
@@ -313,5 +320,6 @@ const _: () = {
     assert!(offset_of!(Globals, sense) % 2 == 0);
     assert!(offset_of!(Globals, ssense) % 2 == 0);
     assert!(offset_of!(Globals, tib) % 2 == 0);
+    assert!(offset_of!(Globals, cdb) % 2 == 0);
     assert!(offset_of!(Globals, buf) % 2 == 0);
 };

@@ -13,10 +13,11 @@
 //! * **Idle flush**: once writes went into the drive's cache ([`mark_dirty`]), accRun flushes
 //!   it when they have been idle for the settings' time (`control::idle_flush`).
 
-use super::command::{Step, command_step};
+use super::command::{Step, recover, stage_transfer, staged_step};
 use super::scsi_old::chunk_cap;
-use super::scsi43::{Slot, fill_pb43, map_transport, outcome43, pb_address};
+use super::scsi43::{Slot, fill_pb43, map_transport, outcome43, pb_address, rearm_transfer43};
 use super::*;
+use crate::mac::at;
 
 pub(super) fn find_drive(g: &Globals, number: i16) -> Option<usize> {
     (0..g.ndrives as usize).find(|&i| g.drives[i].number as i16 == number)
@@ -24,56 +25,42 @@ pub(super) fn find_drive(g: &Globals, number: i16) -> Option<usize> {
 
 pub(super) fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
     let g = globals(dce_addr);
-    // SAFETY: the Device Manager's parameter block and our DCE for this call.
-    let (pb, dce) = unsafe { (mac::io_param(pb_addr), mac::dce(dce_addr)) };
-    let Some(i) = find_drive(g, pb.io_vref_num.get()) else {
+    // The parameter block's and the DCE's fields by aligned moves (`mac::at`).
+    let number = mac::peek16(pb_addr + at::IO_VREF_NUM);
+    let drives = g.drives.iter().take(g.ndrives as usize);
+    let Some(&Drive { extent, qel, .. }) = drives.into_iter().find(|d| d.number == number) else {
         return err::NS_DRV_ERR;
     };
     if g.medium_changed != 0 {
         return err::OFF_LIN_ERR;
     }
-    let write = pb.io_trap.get() & 0xFF == 3;
-    let immediate = pb.io_trap.get() & 0x0200 != 0;
-    let pos = if pb.io_pos_mode.get() & 0x0100 != 0 {
+    let trap = mac::peek16(pb_addr + at::IO_TRAP);
+    let write = trap & 0xFF == 3;
+    let immediate = trap & 0x0200 != 0;
+    let pos = if mac::peek16(pb_addr + at::IO_POS_MODE) & 0x0100 != 0 {
         // With kUseWidePositioning the block is an XIOParam (54 bytes).
-        let hi = mac::peek32(pb_addr + 46) as u64;
-        let lo = mac::peek32(pb_addr + 50) as u64;
+        let hi = mac::peek32(pb_addr + at::IO_WPOS_OFFSET) as u64;
+        let lo = mac::peek32(pb_addr + at::IO_WPOS_OFFSET + 4) as u64;
         hi << 32 | lo
     } else {
-        dce.d_ctl_position.get() as u64
+        mac::peek32(dce_addr + at::D_CTL_POSITION) as u64
     };
-    let count = pb.io_req_count.get();
-    pb.io_act_count.set(0);
-    let t = match request::plan(g.drives[i].extent, pos, count) {
+    let count = mac::peek32(pb_addr + at::IO_REQ_COUNT);
+    mac::poke32(pb_addr + at::IO_ACT_COUNT, 0);
+    let t = match request::plan(extent, pos, count) {
         Ok(t) => t,
         // A drive a new medium has no partition for has an empty extent: off line.
-        Err(_) if g.drives[i].qel.disk_in_place == 0 => return err::OFF_LIN_ERR,
+        Err(_) if qel.disk_in_place == 0 => return err::OFF_LIN_ERR,
         Err(e) => return e,
     };
     if t.blocks == 0 {
         return 0;
     }
-    let buf = pb.io_buffer.get();
+    let buf = mac::peek32(pb_addr + at::IO_BUFFER);
     if immediate || g.active_pb != 0 {
         // An immediate call (possibly while a queued request is in flight): at once, on the
         // synchronous slot, with its own position.
-        let (mut lba, mut left, mut at) = (t.lba, t.blocks, buf);
-        while left > 0 {
-            let n = request::next_chunk(left, chunk_cap(g));
-            match command_step(g, &transfer_cdb(write, lba, n), dir(write), at, n * BLOCK) {
-                Step::Done => {}
-                Step::Fail(e) => return e,
-                Step::Later => return err::IO_ERR,
-            }
-            lba += n;
-            left -= n;
-            at += n * BLOCK;
-        }
-        finish_transfer(pb_addr, dce_addr, count);
-        if write {
-            mark_dirty(g);
-        }
-        return 0;
+        return prime_now(g, pb_addr, dce_addr, write, t, buf, count);
     }
     if g.switch43 != 0 {
         super::switch::at_request_start(g);
@@ -106,6 +93,38 @@ pub(super) fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
     SCSI_REQUEST_IN_PROGRESS
 }
 
+/// An immediate Prime (or one that comes while a queued request is in flight): synchronous,
+/// on the synchronous slot; what cannot be done now fails with `ioErr`.
+#[inline(never)]
+fn prime_now(
+    g: &mut Globals,
+    pb_addr: u32,
+    dce_addr: u32,
+    write: bool,
+    t: request::Transfer,
+    buf: u32,
+    count: u32,
+) -> i16 {
+    let (mut lba, mut left, mut at) = (t.lba, t.blocks, buf);
+    while left > 0 {
+        let n = request::next_chunk(left, chunk_cap(g));
+        stage_transfer(g, write, lba, n);
+        match staged_step(g, 10, dir(write), at, n * BLOCK) {
+            Step::Done => {}
+            Step::Fail(e) => return e,
+            Step::Later => return err::IO_ERR,
+        }
+        lba += n;
+        left -= n;
+        at += n * BLOCK;
+    }
+    finish_transfer(pb_addr, dce_addr, count);
+    if write {
+        mark_dirty(g);
+    }
+    0
+}
+
 fn dir(write: bool) -> Dir {
     if write { Dir::Out } else { Dir::In }
 }
@@ -120,11 +139,9 @@ fn transfer_cdb(write: bool, lba: u32, n: u32) -> [u8; 10] {
 }
 
 pub(super) fn finish_transfer(pb_addr: u32, dce_addr: u32, count: u32) {
-    // SAFETY: the request's parameter block and our DCE.
-    let (pb, dce) = unsafe { (mac::io_param(pb_addr), mac::dce(dce_addr)) };
-    pb.io_act_count.set(count);
-    dce.d_ctl_position
-        .set(dce.d_ctl_position.get().wrapping_add(count));
+    mac::poke32(pb_addr + at::IO_ACT_COUNT, count);
+    let pos = dce_addr + at::D_CTL_POSITION;
+    mac::poke32(pos, mac::peek32(pos).wrapping_add(count));
 }
 
 /// The active request on the original SCSI Manager: the chunks left, synchronously. What
@@ -134,8 +151,18 @@ fn continue_sync(g: &mut Globals, dce_addr: u32) -> Option<i16> {
     let write = g.active_write != 0;
     while g.active_left > 0 {
         let n = request::next_chunk(g.active_left, chunk_cap(g));
-        let cdb = transfer_cdb(write, g.active_lba, n);
-        match command_step(g, &cdb, dir(write), g.active_buf, n * BLOCK) {
+        stage_transfer(g, write, g.active_lba, n);
+        // The original SCSI Manager's transaction straight away (this path serves no other
+        // transport); the recovery only when it did not end GOOD. As `staged_step` does, the
+        // VBL task's retries stay out of our buffers meanwhile.
+        let (d, buf, len) = (dir(write), g.active_buf, n * BLOCK);
+        g.in_command += 1;
+        let step = match super::scsi_old::old_command(g, 10, d, buf, len) {
+            Recovery::Done => Step::Done,
+            first => recover(g, first, 10, d, buf, len),
+        };
+        g.in_command -= 1;
+        match step {
             Step::Done => {
                 g.active_lba += n;
                 g.active_left -= n;
@@ -160,13 +187,19 @@ pub(super) fn issue_async(g: &mut Globals) -> i16 {
     if g.starting != 0 {
         let cdb = scsi::start_stop_unit(true, false);
         fill_pb43(g, Slot::Async, &cdb, Dir::None, 0, 0);
+        g.async_armed = 0;
     } else {
         // SCSI Manager 4.3 only: no cap.
         let n = request::next_chunk(g.active_left, 0);
         g.active_chunk = n;
         let write = g.active_write != 0;
-        let cdb = transfer_cdb(write, g.active_lba, n);
-        fill_pb43(g, Slot::Async, &cdb, dir(write), g.active_buf, n * BLOCK);
+        if g.async_armed != 0 {
+            rearm_transfer43(g, write, g.active_lba, n, g.active_buf);
+        } else {
+            let cdb = transfer_cdb(write, g.active_lba, n);
+            fill_pb43(g, Slot::Async, &cdb, dir(write), g.active_buf, n * BLOCK);
+            g.async_armed = 1;
+        }
     }
     let r = mac::scsi_action(pb_address(g, Slot::Async));
     if r < 0 { map_transport(r) } else { 0 }
@@ -183,7 +216,7 @@ pub(super) fn complete(dce_addr: u32) -> Option<i16> {
         g.starting = 0;
         None
     } else {
-        let result = g.pb.scsi_result.get();
+        let result = mac::peek16(pb_address(g, Slot::Async) + at::SCSI_RESULT) as i16;
         let write = g.active_write != 0;
         match outcome43(g, Slot::Async, result, write) {
             Recovery::Done => {
@@ -266,6 +299,7 @@ pub(super) fn vbl_retry(dce_addr: u32) -> Option<i16> {
 
 /// End the active request with `result`: `Some(result)` for the caller to pass to IODone,
 /// or, while Prime itself is still running, `None` with the result left for Prime.
+#[inline(always)]
 pub(super) fn finish_active(g: &mut Globals, dce_addr: u32, result: i16) -> Option<i16> {
     let pb = g.active_pb;
     g.active_pb = 0;

@@ -7,6 +7,7 @@
 //! asynchronous one is in flight.
 
 use super::*;
+use crate::mac::at;
 
 /// Which of the driver's two parameter blocks a command uses.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -73,6 +74,31 @@ pub(super) fn fill_pb43(g: &mut Globals, slot: Slot, cdb: &[u8], dir: Dir, data:
     p.scsi_timeout.set(COMMAND_TIMEOUT_MS);
 }
 
+/// The asynchronous slot again for a transfer, after [`fill_pb43`] made it one
+/// (`g.async_armed`): the fields a transfer changes, and those the SIM wrote back, by aligned
+/// moves — `qLink` (the SIM links queued blocks through it and leaves it), the flags'
+/// direction, the data, the READ(10)/WRITE(10) CDB, and the results. The sense buffer is
+/// still clear: [`outcome43`] clears it after any command that did not end with result 0.
+pub(super) fn rearm_transfer43(g: &mut Globals, write: bool, lba: u32, n: u32, data: u32) {
+    let pb = pb_address(g, Slot::Async);
+    let (dir, op) = if write {
+        (DIR_OUT, scsi::op::WRITE_10)
+    } else {
+        (DIR_IN, scsi::op::READ_10)
+    };
+    mac::poke32(pb + at::SCSI_Q_LINK, 0);
+    mac::poke32(pb + at::SCSI_FLAGS, dir | SIMQ_NO_FREEZE);
+    mac::poke32(pb + at::SCSI_RESULT_FLAGS, 0);
+    mac::poke32(pb + at::SCSI_DATA_PTR, data);
+    mac::poke32(pb + at::SCSI_DATA_LENGTH, n * BLOCK);
+    mac::poke32(pb + at::SCSI_STATUS, 0);
+    mac::poke32(pb + at::SCSI_DATA_RESIDUAL, 0);
+    // READ(10)/WRITE(10): opcode, 0, LBA (4), 0, blocks (2), control 0.
+    mac::poke16(pb + at::SCSI_CDB, (op as u16) << 8);
+    mac::poke32(pb + at::SCSI_CDB + 2, lba);
+    mac::poke32(pb + at::SCSI_CDB + 6, n << 8);
+}
+
 /// One synchronous command through the synchronous slot.
 pub(super) fn command43(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -> Recovery {
     fill_pb43(g, Slot::Sync, cdb, dir, data, len);
@@ -90,7 +116,25 @@ pub(super) fn map_transport(r: i16) -> i16 {
 /// Decide after a 4.3 command of `slot` ended with `result`. A SIM may report an underrun
 /// as `scsiDataRunError` or as success with `scsiDataResidual` set: both are a short
 /// transfer, retried unless the command may move less (INQUIRY, MODE SENSE).
+#[inline(always)]
 pub(super) fn outcome43(g: &mut Globals, slot: Slot, result: i16, write: bool) -> Recovery {
+    if result == 0 && mac::peek32(pb_address(g, slot) + at::SCSI_DATA_RESIDUAL) == 0 {
+        return Recovery::Done;
+    }
+    outcome43_slow(g, slot, result, write)
+}
+
+/// [`outcome43`] of anything but a clean result. Sense that came with this result (read
+/// now, if at all) is never read as a later command's: the buffer is clear again before the
+/// slot is armed again.
+#[inline(never)]
+fn outcome43_slow(g: &mut Globals, slot: Slot, result: i16, write: bool) -> Recovery {
+    let r = outcome43_decide(g, slot, result, write);
+    parts(g, slot).1[..SENSE_LEN as usize].fill(0);
+    r
+}
+
+fn outcome43_decide(g: &mut Globals, slot: Slot, result: i16, write: bool) -> Recovery {
     let short_ok = g.short_ok != 0;
     let (p, _) = parts(g, slot);
     let good = p.scsi_scsi_status == status::GOOD;

@@ -29,14 +29,22 @@ pub(super) fn chunk_cap(g: &Globals) -> u32 {
 
 /// The original SCSI Manager transaction (Inside Macintosh: Devices, "SCSI Manager"); a
 /// CHECK CONDITION is followed by its own REQUEST SENSE transaction.
-pub(super) fn old_command(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len: u32) -> Recovery {
-    match old_transaction(g, cdb, dir, data, len) {
+pub(super) fn old_command(g: &mut Globals, cdb_len: u8, dir: Dir, data: u32, len: u32) -> Recovery {
+    let cdb = g.cdb.as_ptr() as u32;
+    match old_transaction(g, cdb, cdb_len, dir, data, len) {
+        Ok(0) => Recovery::Done,
         Err(r) => r,
         Ok(st) if st == status::CHECK_CONDITION as u16 => {
             g.sense.fill(0);
             let sense = g.sense.as_mut_ptr() as u32;
+            // In its own CDB buffer: the command's stays for a retry.
             let rs = scsi::request_sense(18);
-            let sense_ok = matches!(old_transaction(g, &rs, Dir::In, sense, 18), Ok(0));
+            g.rs_cdb.copy_from_slice(&rs);
+            let rs_at = g.rs_cdb.as_ptr() as u32;
+            let sense_ok = matches!(
+                old_transaction(g, rs_at, rs.len() as u8, Dir::In, sense, 18),
+                Ok(0)
+            );
             let parsed = if sense_ok {
                 Sense::parse(&g.sense)
             } else {
@@ -44,7 +52,7 @@ pub(super) fn old_command(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len:
             };
             if parsed.is_some() {
                 let raw = g.sense;
-                note_sense(g, cdb[0], &raw);
+                note_sense(g, g.cdb[0], &raw);
             }
             classify(st as u8, parsed, dir == Dir::Out)
         }
@@ -52,17 +60,19 @@ pub(super) fn old_command(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len:
     }
 }
 
-/// One transaction; `Ok(status)` or a recovery decision for transport failures.
+/// One transaction of the `cdb_len`-byte CDB at `cdb`; `Ok(status)` or a recovery decision
+/// for transport failures.
 pub(super) fn old_transaction(
     g: &mut Globals,
-    cdb: &[u8],
+    cdb: u32,
+    cdb_len: u8,
     dir: Dir,
     data: u32,
     len: u32,
 ) -> Result<u16, Recovery> {
     let mut busy = 0;
     loop {
-        match mac::scsi_old(SCSI_GET, 0, 0, 0) {
+        match mac::scsi_get() {
             0 => break,
             SC_MGR_BUSY if busy < 15 => busy += 1,
             // Someone else holds the bus (at interrupt time it may be the code we
@@ -71,13 +81,11 @@ pub(super) fn old_transaction(
             _ => return Err(Recovery::Retry),
         }
     }
-    if mac::scsi_old(SCSI_SELECT, g.target as u32, 0, 0) != 0 {
+    if mac::scsi_select(g.target) != 0 {
         // No answer to the selection: once more, as under SCSI Manager 4.3.
         return Err(Recovery::Transport(err::OFF_LIN_ERR));
     }
-    g.cdb[..cdb.len()].copy_from_slice(cdb);
-    let cdb_addr = g.cdb.as_mut_ptr() as u32;
-    let cmd_failed = mac::scsi_old(SCSI_CMD, cdb_addr, cdb.len() as u32, 0) != 0;
+    let cmd_failed = mac::scsi_cmd(cdb, cdb_len) != 0;
     let blind = g.polled == 0 && len % BLOCK == 0;
     // The data phase ended before the TIB did, or the transfer failed.
     let mut short = false;
@@ -90,7 +98,7 @@ pub(super) fn old_transaction(
             (_, true) => SCSI_WBLIND,
             (_, false) => SCSI_WRITE,
         };
-        match mac::scsi_old(sel, tib, 0, 0) {
+        match mac::scsi_data(sel, tib) {
             0 => {}
             // MODE SENSE and INQUIRY may return less than asked: SCSIComplete collects the
             // status.
@@ -100,7 +108,7 @@ pub(super) fn old_transaction(
     }
     let stat = core::ptr::addr_of_mut!(g.stat) as u32;
     let msg = core::ptr::addr_of_mut!(g.msg) as u32;
-    let r = mac::scsi_old(SCSI_COMPLETE, stat, msg, 300);
+    let r = mac::scsi_complete(stat, msg, 300);
     if r != 0 && r != 10 || cmd_failed {
         if short && blind {
             // The blind transfer is the usual suspect: polled from now on, and again.
@@ -126,36 +134,20 @@ pub(super) fn old_transaction(
 }
 
 /// TIB: whole blocks as `scInc 512` looped, else one `scInc len`; then `scStop`. Only the
-/// words the SCSI Manager reads are written (the parameters of `scStop` are ignored), byte by
-/// byte at fixed places: no slice copies on the per-request path.
+/// words the SCSI Manager reads are written (the parameters of `scStop` are ignored), by
+/// aligned moves at fixed places (`g.tib` is at an even offset).
 pub(super) fn build_tib(g: &mut Globals, data: u32, len: u32) {
-    let t = &mut g.tib;
+    let t = g.tib.as_mut_ptr() as u32;
+    mac::poke16(t, SC_INC);
+    mac::poke32(t + 2, data);
     if len % BLOCK == 0 && len > BLOCK {
-        put16(t, 0, SC_INC);
-        put32(t, 2, data);
-        put32(t, 6, BLOCK);
-        put16(t, 10, SC_LOOP);
-        put32(t, 12, -10i32 as u32);
-        put32(t, 16, len / BLOCK);
-        put16(t, 20, SC_STOP);
+        mac::poke32(t + 6, BLOCK);
+        mac::poke16(t + 10, SC_LOOP);
+        mac::poke32(t + 12, -10i32 as u32);
+        mac::poke32(t + 16, len / BLOCK);
+        mac::poke16(t + 20, SC_STOP);
     } else {
-        put16(t, 0, SC_INC);
-        put32(t, 2, data);
-        put32(t, 6, len);
-        put16(t, 10, SC_STOP);
+        mac::poke32(t + 6, len);
+        mac::poke16(t + 10, SC_STOP);
     }
-}
-
-#[inline(always)]
-pub(super) fn put16(t: &mut [u8; 40], at: usize, v: u16) {
-    t[at] = (v >> 8) as u8;
-    t[at + 1] = v as u8;
-}
-
-#[inline(always)]
-pub(super) fn put32(t: &mut [u8; 40], at: usize, v: u32) {
-    t[at] = (v >> 24) as u8;
-    t[at + 1] = (v >> 16) as u8;
-    t[at + 2] = (v >> 8) as u8;
-    t[at + 3] = v as u8;
 }

@@ -89,5 +89,7 @@ pub(super) fn at_request_start(g: &mut Globals) {
         (g.bus, g.target, g.lun) = (bus, target, lun);
         g.use43 = 1;
         g.switch43 = 0;
+        // The asynchronous block is made afresh for the new address.
+        g.async_armed = 0;
     }
 }
