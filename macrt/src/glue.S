@@ -116,6 +116,7 @@
         PASCAL  rt_EndUpdate,       0xA923, none, l
         PASCAL  rt_FindWindow,      0xA92C, w, l, l
         PASCAL  rt_SelectWindow,    0xA91F, none, l
+        PASCAL  rt_FrontWindow,     0xA924, l
         PASCAL  rt_DragWindow,      0xA925, none, l, l, l
         PASCAL  rt_SystemClick,     0xA9B3, none, l, l
 | ---- Menu Manager -----------------------------------------------------------------------

@@ -31,6 +31,7 @@ unsafe extern "C" {
     pub fn rt_EndUpdate(w: u32);
     pub fn rt_FindWindow(pt: u32, w: *mut u32) -> i32;
     pub fn rt_SelectWindow(w: u32);
+    pub fn rt_FrontWindow() -> u32;
     pub fn rt_DragWindow(w: u32, pt: u32, bounds: *const u8);
     pub fn rt_SystemClick(evt: *const u8, w: u32);
 

@@ -168,6 +168,11 @@ pub fn end_update(w: WindowPtr) {
     unsafe { sys::rt_EndUpdate(w) }
 }
 
+pub fn front_window() -> WindowPtr {
+    // SAFETY: plain query.
+    unsafe { sys::rt_FrontWindow() }
+}
+
 pub fn select_window(w: WindowPtr) {
     // SAFETY: w is a window.
     unsafe { sys::rt_SelectWindow(w) }

@@ -18,6 +18,7 @@ pub mod disk;
 pub mod label;
 pub mod ops;
 pub mod surface;
+pub mod ui;
 pub mod words;
 
 #[cfg(target_arch = "m68k")]

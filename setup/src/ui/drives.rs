@@ -66,8 +66,11 @@ impl InUse {
                 if d.len() > 1 {
                     s.push('s');
                 }
-                for (i, n) in d.iter().enumerate() {
-                    let _ = write!(s, "{}{n}", if i == 0 { " " } else { ", " });
+                let mut sep = " ";
+                for n in d {
+                    s.push_str(sep);
+                    let _ = write!(s, "{n}");
+                    sep = ", ";
                 }
                 s.push_str(
                     "); its volumes may be mounted. Put them away (drag them to the Trash) and restart without its driver, then try again.",
