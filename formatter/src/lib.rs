@@ -17,6 +17,7 @@ pub mod hfs;
 #[cfg(feature = "std")]
 pub mod image;
 pub mod init;
+pub mod install;
 pub mod macbinary;
 pub mod macroman;
 pub mod rsrc;
