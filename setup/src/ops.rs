@@ -421,7 +421,7 @@ fn put_entry(d: &mut ScsiDisk<'_>, index: u32, e: &PartitionEntry) -> Result<(),
 }
 
 /// The entry at map block `index`, refusing the map itself and drivers.
-fn editable<'m>(map: &'m PartitionMap, index: u32) -> Result<&'m PartitionInfo, OpError> {
+fn editable(map: &PartitionMap, index: u32) -> Result<&PartitionInfo, OpError> {
     let p = map
         .partitions
         .iter()
