@@ -429,6 +429,12 @@ pub fn cargo_build(
     if !features.is_empty() {
         cmd.arg("--features").arg(features.join(","));
     }
+    // Ferrite Setup embeds the driver blob (setup/build.rs): the one this build just wrote
+    // (ARTIFACTS builds the driver first), wherever --out-dir put it.
+    let blob = opts.out_dir.join("ferrite-driver.bin");
+    if blob.exists() {
+        cmd.env("FERRITE_DRIVER_BIN", blob);
+    }
     if opts.stackidx_rewrite {
         // This binary, in rustc-wrapper mode, compiles every m68k crate through the rewrite.
         let exe = match WRAPPER.get() {

@@ -7,9 +7,19 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
-use ferrite_formatter::apm::{self, ApmError, PartitionMap};
-use ferrite_shared::partition_map::MapError;
-use ferrite_shared::scsi;
+use ferrite_formatter::apm::{
+    self, ApmError, HfsPartitionSpec, Layout, PartitionInfo, PartitionMap,
+};
+use ferrite_formatter::hfs::{self, FormatOptions, format_volume};
+use ferrite_formatter::init::{self, InitError, InitOptions, InitStage, VolumeSpec};
+use ferrite_formatter::install::{self, DriverKind, InstallError};
+use ferrite_formatter::{BlockDevice, Region};
+use ferrite_shared::driver_blob::{self, Settings};
+use ferrite_shared::partition_map::{
+    MapError, PM_SIGNATURE, PartitionEntry, part_type, set_c_field, status,
+};
+use ferrite_shared::scsi::{self, sense_key};
+use zerocopy::{FromZeros, IntoBytes};
 
 use crate::bus::{INQUIRY_LEN, Inquiry, ScsiError, Transport};
 use crate::disk::{self, Data, ScsiDisk, run};
@@ -215,23 +225,47 @@ pub fn drive_info(t: &mut dyn Transport, id: u8) -> Result<DriveInfo, OpError> {
     })
 }
 
-/// Initialize the drive: (FORMAT UNIT), volumes, driver, map, block 0 last.
-pub fn initialize(
-    t: &mut dyn Transport,
-    id: u8,
-    plan: &InitPlan,
-    m: &mut dyn Monitor,
-) -> Result<InitReport, OpError> {
-    let _ = (t, id, plan, m);
-    Err(OpError::Format("not built yet".into()))
+/// The driver blob this build of Ferrite Setup carries (`setup/build.rs`).
+pub static EMBEDDED_DRIVER: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ferrite-driver.bin"));
+
+/// The embedded driver, or why there is none.
+fn driver_blob() -> Result<Vec<u8>, OpError> {
+    if EMBEDDED_DRIVER.is_empty() {
+        return Err(OpError::NoDriver);
+    }
+    Ok(EMBEDDED_DRIVER.to_vec())
 }
 
-/// The partition map's entries.
-pub fn partitions(t: &mut dyn Transport, id: u8) -> Result<Vec<PartitionRow>, OpError> {
-    let mut d = ScsiDisk::open(t, id)?;
-    let map = read_map(&mut d)?;
-    Ok(map
-        .partitions
+/// "Ferrite 0.1.0" for a blob.
+fn driver_name(blob: &[u8]) -> String {
+    DriverKind::Ferrite {
+        version: driver_blob::driver_version(blob),
+    }
+    .to_string()
+}
+
+/// Open the drive for writing: 512-byte blocks, not write-protected.
+fn open_for_writing(t: &mut dyn Transport, id: u8) -> Result<ScsiDisk<'_>, OpError> {
+    if caching::write_protected(t, id) {
+        return Err(OpError::WriteProtected);
+    }
+    ScsiDisk::open(t, id)
+}
+
+/// FORMAT UNIT with no parameter list (FmtData = 0: the drive's own defect handling). The
+/// drive answers when it is done, which can take many minutes.
+fn format_unit(t: &mut dyn Transport, id: u8) -> Result<(), OpError> {
+    run(
+        t,
+        id,
+        "FORMAT UNIT",
+        &[scsi::op::FORMAT_UNIT, 0, 0, 0, 0, 0],
+        Data::None,
+    )
+}
+
+fn rows_of(map: &PartitionMap) -> Vec<PartitionRow> {
+    map.partitions
         .iter()
         .map(|p| PartitionRow {
             index: p.map_block,
@@ -241,7 +275,125 @@ pub fn partitions(t: &mut dyn Transport, id: u8) -> Result<Vec<PartitionRow>, Op
             blocks: p.blocks as u64,
             hfs: p.is_hfs(),
         })
-        .collect())
+        .collect()
+}
+
+/// The core's initialize error as the app reports it.
+fn init_error(d: &mut ScsiDisk<'_>, e: InitError) -> OpError {
+    match e {
+        InitError::Cancelled => OpError::Cancelled,
+        InitError::Device(e) => d.error_or(|| OpError::Format(e.to_string())),
+        e @ (InitError::Map(_) | InitError::Volume { .. } | InitError::AddFile { .. }) => {
+            d.error_or(|| OpError::Format(e.to_string()))
+        }
+        e => OpError::Plan(e.to_string()),
+    }
+}
+
+/// The layout [`initialize`] writes for `plan` on a disk of `blocks` 512-byte blocks with
+/// `blob` as driver (the same as `ferrite init --no-setup-app` with these volumes).
+pub fn plan_layout(
+    plan: &InitPlan,
+    blocks: u64,
+    blob: &[u8],
+) -> Result<Vec<HfsPartitionSpec>, OpError> {
+    let vols: Vec<VolumeSpec> = plan
+        .volumes
+        .iter()
+        .map(|v| VolumeSpec {
+            name: v.name.clone(),
+            blocks: v.blocks,
+        })
+        .collect();
+    init::plan(&vols, blocks, disk::BLOCK_LEN, blob.len(), None)
+        .map_err(|e| OpError::Plan(e.to_string()))
+}
+
+/// The driver blob with the write-cache choice in its settings block.
+pub fn driver_with_write_cache(mut blob: Vec<u8>, on: bool) -> Result<Vec<u8>, OpError> {
+    let mut s = Settings::read(&blob).map_err(|e| OpError::Format(e.to_string()))?;
+    s.write_cache = on;
+    s.write(&mut blob)
+        .map_err(|e| OpError::Format(e.to_string()))?;
+    Ok(blob)
+}
+
+/// Initialize the drive: (FORMAT UNIT), volumes, driver, map, block 0 last — the formatter
+/// core's `init::initialize`, as `ferrite init` runs it. Everything is checked (block size,
+/// write protection, the plan) before the first write; `m` may cancel until then.
+pub fn initialize(
+    t: &mut dyn Transport,
+    id: u8,
+    plan: &InitPlan,
+    m: &mut dyn Monitor,
+) -> Result<InitReport, OpError> {
+    initialize_with_driver(t, id, plan, driver_blob()?, m)
+}
+
+/// [`initialize`] with `driver` instead of the embedded driver.
+pub fn initialize_with_driver(
+    t: &mut dyn Transport,
+    id: u8,
+    plan: &InitPlan,
+    driver: Vec<u8>,
+    m: &mut dyn Monitor,
+) -> Result<InitReport, OpError> {
+    let blob = driver_with_write_cache(driver, plan.write_cache)?;
+    let mut d = open_for_writing(t, id)?;
+    let specs = plan_layout(plan, d.block_count(), &blob)?;
+    let first = if plan.low_level_format {
+        Stage::LowLevelFormat
+    } else {
+        Stage::Volumes
+    };
+    if !m.progress(first, 0, 1) {
+        return Err(OpError::Cancelled);
+    }
+    if plan.low_level_format {
+        format_unit(d.transport(), id)?;
+        m.progress(Stage::LowLevelFormat, 1, 1);
+    }
+    let opts = InitOptions {
+        layout: Layout {
+            driver: Some(&blob),
+            driver_slot_blocks: apm::DEFAULT_DRIVER_SLOT_BLOCKS,
+            hfs: specs,
+        },
+        date: plan.date,
+        file: None,
+    };
+    let map = init::initialize(&mut d, &opts, &mut |stage, done, total| {
+        let stage = match stage {
+            InitStage::Volumes => Stage::Volumes,
+            InitStage::Driver => Stage::Driver,
+            InitStage::Map => Stage::Map,
+        };
+        m.progress(stage, done, total)
+    })
+    .map_err(|e| init_error(&mut d, e))?;
+    // The drive's own setting follows the choice where the drive lets it change.
+    let write_cache_set = match caching::set_drive_write_cache(d.transport(), id, plan.write_cache)
+    {
+        Ok(()) => Some(true),
+        Err(OpError::CacheNotChangeable | OpError::BadModePage) => None,
+        Err(OpError::Sense {
+            key: sense_key::ILLEGAL_REQUEST,
+            ..
+        }) => None,
+        Err(_) => Some(false),
+    };
+    Ok(InitReport {
+        partitions: rows_of(&map),
+        driver: driver_name(&blob),
+        write_cache_set,
+    })
+}
+
+/// The partition map's entries.
+pub fn partitions(t: &mut dyn Transport, id: u8) -> Result<Vec<PartitionRow>, OpError> {
+    let mut d = ScsiDisk::open(t, id)?;
+    let map = read_map(&mut d)?;
+    Ok(rows_of(&map))
 }
 
 /// The map of the disk, or why not.
@@ -255,7 +407,63 @@ fn read_map(d: &mut ScsiDisk<'_>) -> Result<PartitionMap, OpError> {
     }
 }
 
-/// A new HFS volume in the largest free space (`blocks`: `None` = all of it).
+/// One map entry block.
+fn entry_block(e: &PartitionEntry) -> Vec<u8> {
+    let mut b = vec![0u8; disk::BLOCK_LEN as usize];
+    b[..512].copy_from_slice(e.as_bytes());
+    b
+}
+
+/// Write map entry `index` (its map block).
+fn put_entry(d: &mut ScsiDisk<'_>, index: u32, e: &PartitionEntry) -> Result<(), OpError> {
+    d.write_blocks(index as u64, &entry_block(e))
+        .map_err(|e| d.error_or(|| OpError::Format(e.to_string())))
+}
+
+/// The entry at map block `index`, refusing the map itself and drivers.
+fn editable(map: &PartitionMap, index: u32) -> Result<&PartitionInfo, OpError> {
+    let p = map
+        .partitions
+        .iter()
+        .find(|p| p.map_block == index)
+        .ok_or(OpError::NoSuchPartition(index))?;
+    if p.kind == part_type::PARTITION_MAP
+        || p.entry.is_driver()
+        || p.kind.starts_with("Apple_Driver")
+    {
+        return Err(OpError::Protected {
+            index,
+            kind: p.kind.clone(),
+        });
+    }
+    Ok(p)
+}
+
+/// A map entry of `kind` over `blocks` blocks at `start`.
+fn new_entry(
+    start: u64,
+    blocks: u64,
+    name: &str,
+    kind: &str,
+    st: u32,
+    count: u32,
+) -> PartitionEntry {
+    let mut e = PartitionEntry::new_zeroed();
+    e.sig.set(PM_SIGNATURE);
+    e.map_block_count.set(count);
+    e.start.set(start as u32);
+    e.block_count.set(blocks as u32);
+    set_c_field(&mut e.name, name);
+    set_c_field(&mut e.kind, kind);
+    e.data_count.set(blocks as u32);
+    e.status.set(st);
+    e
+}
+
+/// A new HFS volume in the largest free space (`blocks`: `None` = all of it). The volume is
+/// formatted first, in space no entry uses; then the free entry becomes the volume's (one
+/// block), and the rest of the free space, if any, gets a new `Apple_Free` entry written past
+/// the map's end before block 1 counts it — the map reads valid after every block.
 pub fn add_volume(
     t: &mut dyn Transport,
     id: u8,
@@ -263,35 +471,217 @@ pub fn add_volume(
     blocks: Option<u64>,
     date: u32,
 ) -> Result<(), OpError> {
-    let _ = (t, id, name, blocks, date);
-    Err(OpError::Format("not built yet".into()))
+    let bytes = init::volume_name(name)
+        .map_err(|why| OpError::Plan(alloc::format!("The volume name \"{name}\" {why}")))?;
+    let mut d = open_for_writing(t, id)?;
+    let map = read_map(&mut d)?;
+    let free = map
+        .partitions
+        .iter()
+        .filter(|p| p.kind == part_type::FREE)
+        .max_by_key(|p| p.blocks)
+        .ok_or(OpError::NoRoom {
+            free: 0,
+            asked: blocks.unwrap_or(1),
+        })?
+        .clone();
+    let have = free.blocks as u64;
+    let n = blocks.unwrap_or(have);
+    if n > have {
+        return Err(OpError::NoRoom {
+            free: have,
+            asked: n,
+        });
+    }
+    let min = hfs::MIN_VOLUME_SECTORS;
+    if n < min {
+        return Err(OpError::Plan(alloc::format!(
+            "A volume needs at least {min} blocks (400 KB); ask for more"
+        )));
+    }
+    let count = map.partitions.len() as u32;
+    let rest = have - n;
+    let map_blocks = map
+        .partitions
+        .iter()
+        .find(|p| p.kind == part_type::PARTITION_MAP)
+        .map_or(0, |p| p.blocks);
+    if rest > 0 && count + 1 > map_blocks {
+        return Err(OpError::Plan(
+            "The partition map has no room for another entry: take all of the free space".into(),
+        ));
+    }
+    // 1. The volume, in free space.
+    {
+        let mut r = Region::new(&mut d, free.start as u64, n)
+            .map_err(|e| OpError::Format(e.to_string()))?;
+        format_volume(&mut r, &FormatOptions::new(&bytes, date))
+            .map_err(|e| OpError::Format(e.to_string()))
+    }
+    .map_err(|e| d.error_or(|| e))?;
+    let new_count = count + (rest > 0) as u32;
+    if rest > 0 {
+        // 2. The rest of the free space, past the map's end.
+        let e = new_entry(
+            free.start as u64 + n,
+            rest,
+            "Extra",
+            part_type::FREE,
+            0,
+            new_count,
+        );
+        put_entry(&mut d, new_count, &e)?;
+    }
+    // 3. The free entry becomes the volume's (the count as on the disk).
+    let vol = new_entry(
+        free.start as u64,
+        n,
+        name,
+        part_type::HFS,
+        status::HFS_PARTITION,
+        count,
+    );
+    put_entry(&mut d, free.map_block, &vol)?;
+    if rest > 0 {
+        // 4. Block 1 first (the new entry appears), then every other entry's count.
+        let mut order: Vec<&PartitionInfo> = map.partitions.iter().collect();
+        order.sort_by_key(|p| p.map_block != 1);
+        for p in order {
+            let mut e = if p.map_block == free.map_block {
+                vol
+            } else {
+                p.entry
+            };
+            e.map_block_count.set(new_count);
+            put_entry(&mut d, p.map_block, &e)?;
+        }
+    }
+    d.flush()
+        .map_err(|e| d.error_or(|| OpError::Format(e.to_string())))
 }
 
-/// Turn entry `index` into free space (its neighbours untouched).
+/// Turn entry `index` into free space (one block written; its neighbours untouched). The
+/// map partition and driver partitions are refused.
 pub fn delete_partition(t: &mut dyn Transport, id: u8, index: u32) -> Result<(), OpError> {
-    let _ = (t, id, index);
-    Err(OpError::Format("not built yet".into()))
+    let mut d = open_for_writing(t, id)?;
+    let map = read_map(&mut d)?;
+    let p = editable(&map, index)?;
+    let e = new_entry(
+        p.start as u64,
+        p.blocks as u64,
+        "Extra",
+        part_type::FREE,
+        0,
+        p.entry.map_block_count.get(),
+    );
+    put_entry(&mut d, index, &e)?;
+    d.flush()
+        .map_err(|e| d.error_or(|| OpError::Format(e.to_string())))
 }
 
-/// Rename entry `index`.
+/// Rename entry `index` (its `pmPartName`, one block written; an HFS volume's own name is
+/// the Finder's to change).
 pub fn rename_partition(
     t: &mut dyn Transport,
     id: u8,
     index: u32,
     name: &str,
 ) -> Result<(), OpError> {
-    let _ = (t, id, index, name);
-    Err(OpError::Format("not built yet".into()))
+    if name.is_empty() || name.len() > 31 || !name.bytes().all(|b| (0x20..0x7F).contains(&b)) {
+        return Err(OpError::Plan(alloc::format!(
+            "The name \"{name}\" must be 1 to 31 plain characters"
+        )));
+    }
+    let mut d = open_for_writing(t, id)?;
+    let map = read_map(&mut d)?;
+    let mut e = editable(&map, index)?.entry;
+    e.name = [0; 32];
+    set_c_field(&mut e.name, name);
+    put_entry(&mut d, index, &e)?;
+    d.flush()
+        .map_err(|e| d.error_or(|| OpError::Format(e.to_string())))
 }
 
-/// Install or update Ferrite's driver in place, every volume kept.
+/// The core's install error as the app reports it.
+fn install_error(d: &mut ScsiDisk<'_>, e: InstallError) -> OpError {
+    match e {
+        InstallError::Map(ApmError::Map(MapError::NoDdmSignature { .. })) => OpError::NoMap,
+        InstallError::Map(e) => d.error_or(|| OpError::BadMap(e.to_string())),
+        InstallError::NoRoom { need, have, .. } => OpError::DriverTooSmall {
+            have: have.unwrap_or(0),
+            need,
+        },
+        InstallError::Device(e) => d.error_or(|| OpError::Format(e.to_string())),
+        e => d.error_or(|| OpError::Format(e.to_string())),
+    }
+}
+
+/// Install or update Ferrite's driver in place, every volume kept (the formatter core's
+/// `install::install`, as `ferrite install-driver` runs it; the installed Ferrite driver's
+/// settings are kept). `m` may cancel before the first write.
 pub fn update_driver(
     t: &mut dyn Transport,
     id: u8,
     m: &mut dyn Monitor,
 ) -> Result<UpdateReport, OpError> {
-    let _ = (t, id, m);
-    Err(OpError::Format("not built yet".into()))
+    update_driver_with(t, id, driver_blob()?, m)
+}
+
+/// [`update_driver`] with `blob` instead of the embedded driver.
+pub fn update_driver_with(
+    t: &mut dyn Transport,
+    id: u8,
+    blob: Vec<u8>,
+    m: &mut dyn Monitor,
+) -> Result<UpdateReport, OpError> {
+    let mut d = open_for_writing(t, id)?;
+    // The map is checked before asking to go on.
+    read_map_for_update(&mut d)?;
+    if !m.progress(Stage::Driver, 0, 1) {
+        return Err(OpError::Cancelled);
+    }
+    let done =
+        install::install(&mut d, blob, &mut |_| Ok(())).map_err(|e| install_error(&mut d, e))?;
+    m.progress(Stage::Driver, 1, 1);
+    Ok(UpdateReport {
+        old: done
+            .old
+            .map_or_else(|| String::from("none"), |k| k.to_string()),
+        new: DriverKind::Ferrite {
+            version: done.new_version,
+        }
+        .to_string(),
+    })
+}
+
+/// The map as Update Driver needs it (a damaged driver checksum is fine: it is replaced).
+fn read_map_for_update(d: &mut ScsiDisk<'_>) -> Result<(), OpError> {
+    match apm::read_map(&mut *d) {
+        Ok(_) | Err(ApmError::Map(MapError::DriverChecksum { .. })) => Ok(()),
+        Err(ApmError::Map(MapError::NoDdmSignature { .. })) => Err(OpError::NoMap),
+        Err(e) => Err(d.error_or(|| OpError::BadMap(e.to_string()))),
+    }
+}
+
+/// The Ferrite driver the disk's block 0 names: its bytes.
+fn installed_ferrite(d: &mut ScsiDisk<'_>) -> Result<Option<Vec<u8>>, OpError> {
+    let map = read_map(d)?;
+    let Some(p) = map.ddm.descriptors().iter().find_map(|dd| {
+        map.partitions
+            .iter()
+            .find(|p| p.start == dd.block.get() && p.entry.is_driver())
+    }) else {
+        return Ok(None);
+    };
+    let n = p.entry.boot_size.get() as usize;
+    if n == 0 || n as u64 > p.blocks as u64 * 512 {
+        return Ok(None);
+    }
+    let mut b = disk::buffer((n as u64).div_ceil(512));
+    d.read_blocks(p.start as u64, &mut b)
+        .map_err(|e| d.error_or(|| OpError::Format(e.to_string())))?;
+    b.truncate(n);
+    Ok((Settings::read(&b).is_ok()).then_some(b))
 }
 
 /// The drive's caching page.
@@ -300,9 +690,30 @@ pub fn caching(t: &mut dyn Transport, id: u8) -> Result<CachingPage, OpError> {
 }
 
 /// Turn the drive's write cache on or off (MODE SELECT, saved where the drive can) and record
-/// the choice in the driver's settings block on the disk.
+/// the choice in the settings block of the Ferrite driver on the disk, if it has one — by
+/// reinstalling that same driver with the new setting through the crash-safe install.
 pub fn set_write_cache(t: &mut dyn Transport, id: u8, on: bool) -> Result<(), OpError> {
-    caching::set_drive_write_cache(t, id, on)
+    caching::set_drive_write_cache(t, id, on)?;
+    let mut d = match ScsiDisk::open(t, id) {
+        Ok(d) => d,
+        Err(OpError::BlockSize(_)) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let installed = match installed_ferrite(&mut d) {
+        Ok(Some(b)) => b,
+        Ok(None) | Err(OpError::NoMap) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    if Settings::read(&installed).is_ok_and(|s| s.write_cache == on) {
+        return Ok(());
+    }
+    install::install(&mut d, installed, &mut |b| {
+        let mut s = Settings::read(b).map_err(|e| e.to_string())?;
+        s.write_cache = on;
+        s.write(b).map_err(|e| e.to_string())
+    })
+    .map_err(|e| install_error(&mut d, e))?;
+    Ok(())
 }
 
 /// Read-verify every block; the bad LBAs, exactly (see [`surface::surface_test`]).

@@ -216,7 +216,7 @@ pub fn describe_op_error(e: &OpError, f: &mut fmt::Formatter<'_>) -> fmt::Result
         OpError::Format(w) => write!(f, "Writing the disk failed: {w}."),
         OpError::DriverTooSmall { have, need } => write!(
             f,
-            "The driver partition holds {have} blocks but the new driver needs {need}, and there is no free space right after it: Initialize the disk to install Ferrite."
+            "The driver partition is too small: it holds {have} blocks, the new driver needs {need}, and there is no free space after it. Back up the volumes and Initialize the disk to install Ferrite."
         ),
         OpError::NoRoom { free, asked } => write!(
             f,
