@@ -65,7 +65,15 @@ fn initialize_refuses_the_startup_disk_and_a_disk_in_use() {
         attach_image(&mut m, 2, &disk, DiskConfig::default());
         let report = boot(&mut m, &BootConfig::new(rom)).unwrap();
         assert_eq!(report.drives.len(), 2, "{report}");
-        let (boot_drive, other) = (report.drives[0].number, report.drives[1].number);
+        // Which disk the model started up from: the boot drive's driver is unit 32 + ID.
+        let boot_drive = report.boot_drive.expect("a startup drive") as i16;
+        let id_of = |number: i16| {
+            let d = report.drives.iter().find(|d| d.number == number).unwrap();
+            (-33 - d.ref_num) as u8
+        };
+        let startup = id_of(boot_drive);
+        let other = report.drives.iter().find(|d| d.number != boot_drive).unwrap();
+        assert_ne!(startup, id_of(other.number));
         let run = launch(
             &mut m,
             vec![
@@ -81,18 +89,19 @@ fn initialize_refuses_the_startup_disk_and_a_disk_in_use() {
         );
         let s = &run.screen;
         let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
-        assert_eq!(
-            alert_texts(&s.seen),
-            [
+        let refusal = |id: u8| {
+            if id == startup {
                 format!(
-                    "Initialize refused: ID 0 is the startup disk (drive {boot_drive}). Start up from another disk to change it."
-                ),
+                    "Initialize refused: ID {id} is the startup disk (drive {boot_drive}). Start up from another disk to change it."
+                )
+            } else {
                 format!(
-                    "Initialize refused: the Mac is using ID 2 (drive {other}); its volumes may be mounted. Put them away (drag them to the Trash) and restart without its driver, then try again."
-                ),
-            ],
-            "{ctx}"
-        );
+                    "Initialize refused: the Mac is using ID {id} (drive {}); its volumes may be mounted. Put them away (drag them to the Trash) and restart without its driver, then try again.",
+                    other.number
+                )
+            }
+        };
+        assert_eq!(alert_texts(&s.seen), [refusal(0), refusal(2)], "{ctx}");
         assert!(!s.window_titles().contains(&"Progress".into()), "{ctx}");
         assert_eq!(image(&mut m, 0), disk, "{ctx}");
         assert_eq!(image(&mut m, 2), disk, "{ctx}");

@@ -156,9 +156,16 @@ pub fn test(rt: &Runtime, t: &mut dyn Transport, id: u8) {
     };
     let mut progress = Progress::open(rt);
     let r = ops::surface_test(t, id, &mut progress);
+    // The core stops between chunks when the monitor says so and returns what it found.
+    let cancelled = progress.cancelled;
     progress.close();
     let mut s = String::new();
     let bad = match r {
+        Ok(_) | Err(OpError::Cancelled) if cancelled => {
+            let _ = write!(s, "Test of {name} cancelled.");
+            alerts::done(&s);
+            return;
+        }
         Ok(bad) => bad,
         Err(OpError::Cancelled) => {
             let _ = write!(s, "Test of {name} cancelled.");
