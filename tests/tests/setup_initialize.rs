@@ -182,3 +182,72 @@ fn initializes_a_blank_disk_with_two_volumes_through_the_dialogs() {
         }
     }
 }
+
+/// The dialog's mistakes come back in words and the dialog stays; the check boxes are the
+/// app's to toggle; Cancel in the confirmation leaves the blank disk blank.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn the_dialog_explains_mistakes_and_cancel_writes_nothing() {
+    for cpu in CPUS {
+        for v43 in [true, false] {
+            let mut m = machine(cpu, v43, date());
+            attach_blank(&mut m, ID, BLOCKS, ibm());
+            let run = launch(
+                &mut m,
+                vec![
+                    Input::Key('\u{1f}'),
+                    Input::Key('\u{1f}'),
+                    menu("Drive", "Initialize…"),
+                    typing(SIZE1, "20"),
+                    typing(NAME2, "Data"),
+                    typing(10, "20"),
+                    Input::DialogItem(12),
+                    Input::DialogItem(12),
+                    Input::DialogItem(11),
+                    Input::DialogItem(OK),
+                    Input::DialogItem(1),
+                    typing(10, ""),
+                    Input::Return,
+                    Input::Return,
+                    Input::CommandKey('q'),
+                ],
+            );
+            let s = &run.screen;
+            let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+            assert_fits_small_screen(&s.seen);
+            assert_eq!(
+                alert_texts(&s.seen),
+                [
+                    "The volumes ask for 40 MB, more than the disk's 24 MB. Make them smaller.",
+                    "Initialize ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks)? All data on it will be lost. It will hold “Macintosh HD” (20.0 MB) and “Data” (the rest), with the Ferrite driver.",
+                ],
+                "{ctx}"
+            );
+            // Return in the confirmation is Cancel (its default item).
+            let hits: Vec<i16> = s
+                .seen
+                .iter()
+                .filter_map(|x| match x {
+                    Seen::Alert { hit, .. } => Some(*hit),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(hits, [1, 1], "{ctx}");
+            // The app set the write cache box on, then toggled low-level format on and off
+            // and the write cache off.
+            let values: Vec<(i16, i16)> = s
+                .seen
+                .iter()
+                .filter_map(|x| match x {
+                    Seen::ControlValue { item, value, .. } => Some((*item, *value)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(values, [(11, 1), (12, 1), (12, 0), (11, 0)], "{ctx}");
+            assert!(!s.window_titles().contains(&"Progress".to_string()), "{ctx}");
+            assert!(image(&mut m, ID).iter().all(|&b| b == 0), "{ctx}: the disk was written");
+            assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
+            m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+        }
+    }
+}
