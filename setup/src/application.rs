@@ -129,7 +129,11 @@ impl Setup {
 impl Application for Setup {
     fn about(&mut self) {
         let version = Str255::from_str(env!("CARGO_PKG_VERSION"));
-        let via = Str255::from_str(self.transport.as_ref().map_or("no SCSI Manager", |t| t.name()));
+        let via = Str255::from_str(
+            self.transport
+                .as_ref()
+                .map_or("no SCSI Manager", |t| t.name()),
+        );
         let empty = Str255::new();
         tb::param_text([&version, &via, &empty, &empty]);
         tb::note_alert(ABOUT_ALERT);

@@ -44,8 +44,7 @@ fn stop_alert_text(seen: &[Seen]) -> String {
 }
 
 fn both() -> impl Iterator<Item = (CpuModel, bool)> {
-    CPUS.into_iter()
-        .flat_map(|c| [(c, true), (c, false)])
+    CPUS.into_iter().flat_map(|c| [(c, true), (c, false)])
 }
 
 /// The startup disk (ID 0) and another disk whose drives the Mac has (ID 2), after a boot
@@ -72,7 +71,11 @@ fn initialize_refuses_the_startup_disk_and_a_disk_in_use() {
             (-33 - d.ref_num) as u8
         };
         let startup = id_of(boot_drive);
-        let other = report.drives.iter().find(|d| d.number != boot_drive).unwrap();
+        let other = report
+            .drives
+            .iter()
+            .find(|d| d.number != boot_drive)
+            .unwrap();
         assert_ne!(startup, id_of(other.number));
         let run = launch(
             &mut m,
@@ -136,7 +139,10 @@ fn initialize_refuses_a_write_protected_drive() {
             "Initialize refused: ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks) is write-protected. Switch its write protection off (a jumper or switch on the drive or cartridge), then try again.",
             "{ctx}"
         );
-        assert!(!s.seen.iter().any(|x| matches!(x, Seen::Dialog { .. })), "{ctx}");
+        assert!(
+            !s.seen.iter().any(|x| matches!(x, Seen::Dialog { .. })),
+            "{ctx}"
+        );
         assert_eq!(image(&mut m, 3), disk, "{ctx}");
     }
 }
@@ -233,8 +239,7 @@ fn test_lists_exactly_the_injected_medium_errors() {
         let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
         let texts = alert_texts(&s.seen);
         assert_eq!(
-            texts[0],
-            "2 bad block(s) on ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks): 777, 30001.",
+            texts[0], "2 bad block(s) on ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks): 777, 30001.",
             "{ctx}"
         );
         assert_eq!(
@@ -244,7 +249,9 @@ fn test_lists_exactly_the_injected_medium_errors() {
         );
         assert!(s.window_titles().contains(&"Progress".into()), "{ctx}");
         assert!(
-            s.seen.iter().any(|x| matches!(x, Seen::Shape { window, op: "PaintRect", .. } if window == "Progress")),
+            s.seen.iter().any(
+                |x| matches!(x, Seen::Shape { window, op: "PaintRect", .. } if window == "Progress")
+            ),
             "{ctx}: no progress bar"
         );
         assert_eq!(image(&mut m, 3), disk, "{ctx}: Test wrote to the disk");

@@ -47,7 +47,11 @@ fn initialize_script() -> Vec<Input> {
     ]
 }
 
-fn boot_image(cpu: CpuModel, rom: RomGeneration, image: &[u8]) -> ferrite_emu::start_manager::BootReport {
+fn boot_image(
+    cpu: CpuModel,
+    rom: RomGeneration,
+    image: &[u8],
+) -> ferrite_emu::start_manager::BootReport {
     let mut m = Machine::new(cpu);
     m.install_mac_os();
     scsi_manager::install(
@@ -105,8 +109,7 @@ fn initializes_a_blank_disk_with_two_volumes_through_the_dialogs() {
                 })
                 .unwrap_or_else(|| panic!("no dialog\n{ctx}"));
             assert_eq!(
-                dialog[2],
-                "Initialize ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks)",
+                dialog[2], "Initialize ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks)",
                 "{ctx}"
             );
             for (item, text) in [(NAME1, "System"), (SIZE1, "10"), (NAME2, "Data")] {
@@ -244,8 +247,14 @@ fn the_dialog_explains_mistakes_and_cancel_writes_nothing() {
                 })
                 .collect();
             assert_eq!(values, [(11, 1), (12, 1), (12, 0), (11, 0)], "{ctx}");
-            assert!(!s.window_titles().contains(&"Progress".to_string()), "{ctx}");
-            assert!(image(&mut m, ID).iter().all(|&b| b == 0), "{ctx}: the disk was written");
+            assert!(
+                !s.window_titles().contains(&"Progress".to_string()),
+                "{ctx}"
+            );
+            assert!(
+                image(&mut m, ID).iter().all(|&b| b == 0),
+                "{ctx}: the disk was written"
+            );
             assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
             m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
         }

@@ -44,8 +44,7 @@ impl BusList {
     pub fn new(slots: &[(u8, Slot)], selected: Option<u8>) -> BusList {
         let mut lines = Vec::new();
         for (id, slot) in slots {
-            let selectable =
-                matches!(slot, Slot::Present(d) if d.inquiry.is_block_device());
+            let selectable = matches!(slot, Slot::Present(d) if d.inquiry.is_block_device());
             for text in bus::rows(*id, slot) {
                 lines.push(Line {
                     id: *id,

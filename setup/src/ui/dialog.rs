@@ -28,7 +28,13 @@ impl Dialog {
         tb::dialog_item_text(self.ptr, item)
             .text()
             .iter()
-            .map(|&b| if (0x20..0x7F).contains(&b) { b as char } else { '?' })
+            .map(|&b| {
+                if (0x20..0x7F).contains(&b) {
+                    b as char
+                } else {
+                    '?'
+                }
+            })
             .collect()
     }
 

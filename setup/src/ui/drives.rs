@@ -22,7 +22,9 @@ pub struct DriveEntry {
 
 /// The SCSI ID whose driver a refNum names (−33 … −39 → 0 … 6).
 pub fn scsi_id_of(ref_num: i16) -> Option<u8> {
-    (-39..=-33).contains(&ref_num).then(|| (-33 - ref_num) as u8)
+    (-39..=-33)
+        .contains(&ref_num)
+        .then(|| (-33 - ref_num) as u8)
 }
 
 /// Why the app must not write to a disk.
@@ -88,10 +90,22 @@ mod tests {
     #[test]
     fn drives_of_an_id() {
         let q = [
-            DriveEntry { drive: 1, ref_num: -5 },
-            DriveEntry { drive: 8, ref_num: -33 },
-            DriveEntry { drive: 9, ref_num: -36 },
-            DriveEntry { drive: 10, ref_num: -36 },
+            DriveEntry {
+                drive: 1,
+                ref_num: -5,
+            },
+            DriveEntry {
+                drive: 8,
+                ref_num: -33,
+            },
+            DriveEntry {
+                drive: 9,
+                ref_num: -36,
+            },
+            DriveEntry {
+                drive: 10,
+                ref_num: -36,
+            },
         ];
         assert_eq!(scsi_id_of(-33), Some(0));
         assert_eq!(scsi_id_of(-39), Some(6));

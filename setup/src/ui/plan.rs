@@ -156,7 +156,10 @@ mod tests {
     fn mistakes_in_words() {
         for (fields, starts) in [
             (f("", "", "", ""), "Volume 1 has no name"),
-            (f("A:B", "", "", ""), "The name of volume 1 contains a colon"),
+            (
+                f("A:B", "", "", ""),
+                "The name of volume 1 contains a colon",
+            ),
             (
                 f("ABCDEFGHIJKLMNOPQRSTUVWXYZ01", "", "", ""),
                 "The name of volume 1 is longer than 27",
@@ -166,7 +169,10 @@ mod tests {
             (f("A", "", "B", ""), "Volume 1 has no size"),
             (f("A", "10", "", "5"), "Volume 2 has a size but no name"),
             (f("A", "10", "A", ""), "The two volumes have the same name"),
-            (f("A", "40", "B", "20"), "The volumes ask for 60 MB, more than the disk's 48 MB"),
+            (
+                f("A", "40", "B", "20"),
+                "The volumes ask for 60 MB, more than the disk's 48 MB",
+            ),
         ] {
             let e = read(&fields, 48 * 2048).unwrap_err();
             assert!(e.starts_with(starts), "{e}");

@@ -20,7 +20,11 @@ pub fn volume_list(volumes: &[(String, Option<u64>)]) -> String {
     let mut s = String::new();
     for (i, (name, blocks)) in volumes.iter().enumerate() {
         if i > 0 {
-            s.push_str(if i + 1 == volumes.len() { " and " } else { ", " });
+            s.push_str(if i + 1 == volumes.len() {
+                " and "
+            } else {
+                ", "
+            });
         }
         let _ = write!(s, "\u{201C}{name}\u{201D} (");
         match blocks {

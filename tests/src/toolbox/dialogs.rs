@@ -359,7 +359,9 @@ fn modal_dialog(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
             text.push(key);
         }
         if text.len() > 255 {
-            return Err(Fault::setup(String::from("script: typed past 255 characters")));
+            return Err(Fault::setup(String::from(
+                "script: typed past 255 characters",
+            )));
         }
         let (mm, bus) = m.memory_manager_and_bus();
         mm.set_handle_size(bus, h, text.len() as u32)

@@ -162,7 +162,14 @@ pub fn ferrite_command() -> PathBuf {
     let bin = dir.join("ferrite");
     if !bin.exists() {
         let st = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-            .args(["build", "--quiet", "-p", "ferrite-formatter", "--bin", "ferrite"])
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "ferrite-formatter",
+                "--bin",
+                "ferrite",
+            ])
             .status()
             .expect("cargo build of the ferrite command");
         assert!(st.success());
