@@ -2,7 +2,7 @@
 
 use ferrite_macrt::sys;
 use ferrite_shared::mac::ScsiExecIoPb;
-use ferrite_shared::scsi::status;
+use ferrite_shared::scsi::{op, status};
 use ferrite_shared::scsi_manager::original::{SC_INC, SC_MGR_BUSY, SC_PHASE_ERR, SC_STOP};
 use ferrite_shared::scsi_manager::v43::{
     DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_DATA_RUN_ERROR, SCSI_EXEC_IO,
@@ -83,6 +83,11 @@ impl Transport for Scsi43 {
 
 /// Ticks `SCSIComplete` waits for the status phase.
 const COMPLETE_WAIT_TICKS: u32 = 300;
+/// Ticks it waits for FORMAT UNIT, which answers when the whole medium is done (SCSI
+/// Manager 4.3 is given no timeout at all): two hours.
+const FORMAT_WAIT_TICKS: u32 = 2 * 60 * 60 * 60;
+/// Ticks it waits for REASSIGN BLOCKS (the drive may rewrite a track per block): a minute.
+const REASSIGN_WAIT_TICKS: u32 = 60 * 60;
 /// Mask of the status byte in `SCSIComplete`'s status word.
 const STATUS_MASK: u16 = 0x3E;
 
@@ -144,7 +149,12 @@ impl ScsiOld {
                 };
             }
             let (mut stat, mut msg) = (0u16, 0u16);
-            let done = sys::rt_SCSIComplete(&mut stat, &mut msg, COMPLETE_WAIT_TICKS);
+            let wait = match cdb[0] {
+                op::FORMAT_UNIT => FORMAT_WAIT_TICKS,
+                op::REASSIGN_BLOCKS => REASSIGN_WAIT_TICKS,
+                _ => COMPLETE_WAIT_TICKS,
+            };
+            let done = sys::rt_SCSIComplete(&mut stat, &mut msg, wait);
             if done != 0 {
                 return Err(ScsiError::Manager(done as i16));
             }

@@ -682,3 +682,36 @@ fn the_embedded_driver_is_a_ferrite_driver() {
     .unwrap();
     assert_eq!(ops::EMBEDDED_DRIVER, &blob[..]);
 }
+
+/// Adding a volume, stopped after every WRITE: the map always reads valid, the other volume
+/// is untouched, and the new volume is listed only once it is formatted.
+#[test]
+fn add_volume_stopped_after_every_write_keeps_a_valid_map() {
+    let blob = ferrite_blob(9000, [0, 2, 0], 8);
+    let mut one = plan(false);
+    one.volumes.truncate(1);
+    let mut bus = Bus::with(used_disk());
+    ops::initialize_with_driver(&mut bus, ID, &one, blob, &mut Quiet).unwrap();
+    let mut start = bus.disk(ID).clone();
+    start.writes.clear();
+    let system = hfs_bytes(&start.image);
+    let total = {
+        let mut b = Bus::with(start.clone());
+        ops::add_volume(&mut b, ID, "Data", Some(8000), DATE).unwrap();
+        b.disk(ID).writes.len()
+    };
+    for n in 0..total {
+        let mut d = start.clone();
+        d.writes_left = Some(n);
+        let mut bus = Bus::with(d);
+        assert!(ops::add_volume(&mut bus, ID, "Data", Some(8000), DATE).is_err());
+        let image = &bus.disk(ID).image;
+        let map = map_of(image).unwrap_or_else(|e| panic!("after {n} of {total} writes: {e}"));
+        let vols = hfs_bytes(image);
+        assert_eq!(vols[0], system[0], "after {n} writes");
+        if vols.len() == 2 {
+            check_all_volumes(image);
+        }
+        assert!(map.hfs_partitions().count() <= 2);
+    }
+}
