@@ -305,3 +305,69 @@ fn without_a_scsi_manager_the_window_says_so() {
         assert_eq!(s.seen.last(), Some(&Seen::Exit));
     }
 }
+
+/// Update Driver over a foreign driver: the confirmation names the drive and what it
+/// carries, Ferrite's driver replaces it, the volume is byte for byte intact, and the bus list
+/// then shows Ferrite's driver.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn update_driver_replaces_a_foreign_driver_and_keeps_the_volume() {
+    // 24 KB of another vendor's driver (bytes from a fixed generator).
+    let mut x = 0x1234_5678u32;
+    let foreign: Vec<u8> = (0..24 * 1024)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    let mut d = TestDisk::new(foreign);
+    d.driver_name = "HDT Driver".into();
+    d.total_blocks = BLOCKS as u32;
+    let (disk, layout) = d.build();
+    let (vstart, vblocks) = layout.volumes[0];
+    let volume = |img: &[u8]| {
+        img[vstart as usize * 512..(vstart + vblocks) as usize * 512].to_vec()
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, 0);
+        attach_image(&mut m, 3, &disk, ibm());
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(3),
+                menu("Drive", "Update Driver…"),
+                Input::DialogItem(2),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        let texts = alert_texts(&s.seen);
+        assert_eq!(texts.len(), 2, "{ctx}");
+        assert!(
+            texts[0].starts_with("Update the driver of ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks)? Now: Apple partition map"),
+            "{ctx}"
+        );
+        assert!(texts[0].contains("HDT Driver"), "{ctx}");
+        assert!(
+            texts[1].starts_with("ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks): driver updated from ")
+                && texts[1].ends_with(&format!(
+                    "to Ferrite {version}; every volume kept. Restart to use it."
+                )),
+            "{ctx}"
+        );
+        let after = image(&mut m, 3);
+        assert_eq!(volume(&after), volume(&disk), "{ctx}: the volume changed");
+        assert_ne!(after, disk, "{ctx}: nothing was written");
+        let rows = s.strings_drawn();
+        assert!(
+            rows.last_chunk::<7>()
+                .is_some_and(|r| r.iter().any(|l| l.ends_with(&format!("Ferrite {version} driver")))),
+            "{ctx}: the rescan does not show Ferrite's driver"
+        );
+    }
+}
