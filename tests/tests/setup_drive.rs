@@ -327,9 +327,8 @@ fn update_driver_replaces_a_foreign_driver_and_keeps_the_volume() {
     d.total_blocks = BLOCKS as u32;
     let (disk, layout) = d.build();
     let (vstart, vblocks) = layout.volumes[0];
-    let volume = |img: &[u8]| {
-        img[vstart as usize * 512..(vstart + vblocks) as usize * 512].to_vec()
-    };
+    let volume =
+        |img: &[u8]| img[vstart as usize * 512..(vstart + vblocks) as usize * 512].to_vec();
     let version = env!("CARGO_PKG_VERSION");
     for (cpu, v43) in both() {
         let mut m = machine(cpu, v43, 0);
@@ -354,7 +353,8 @@ fn update_driver_replaces_a_foreign_driver_and_keeps_the_volume() {
         );
         assert!(texts[0].contains("HDT Driver"), "{ctx}");
         assert!(
-            texts[1].starts_with("ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks): driver updated from ")
+            texts[1]
+                .starts_with("ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks): driver updated from ")
                 && texts[1].ends_with(&format!(
                     "to Ferrite {version}; every volume kept. Restart to use it."
                 )),
@@ -365,8 +365,9 @@ fn update_driver_replaces_a_foreign_driver_and_keeps_the_volume() {
         assert_ne!(after, disk, "{ctx}: nothing was written");
         let rows = s.strings_drawn();
         assert!(
-            rows.last_chunk::<7>()
-                .is_some_and(|r| r.iter().any(|l| l.ends_with(&format!("Ferrite {version} driver")))),
+            rows.last_chunk::<7>().is_some_and(|r| r
+                .iter()
+                .any(|l| l.ends_with(&format!("Ferrite {version} driver")))),
             "{ctx}: the rescan does not show Ferrite's driver"
         );
     }

@@ -184,7 +184,7 @@ fn next_event(m: &mut Machine, call: &TrapCall, mask: u16) -> Result<Option<Even
             tb.em.waiting += 1;
             if tb.em.waiting > IDLE_LIMIT {
                 return Err(Fault::setup(format!(
-                    "script: {input:?} is next, but the application asked for events {IDLE_LIMIT} times without showing a modal dialog or alert"
+                    "script: {input:?} is next, but the application asked for events {IDLE_LIMIT} times in a row with no modal dialog or alert up"
                 )));
             }
             return Ok(None);
