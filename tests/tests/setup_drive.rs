@@ -360,6 +360,11 @@ fn update_driver_replaces_a_foreign_driver_and_keeps_the_volume() {
                 )),
             "{ctx}"
         );
+        println!(
+            "{cpu} v43={v43}: {} instructions; traps: {:?}",
+            run.instructions,
+            m.stats().trap_counts.keys().collect::<Vec<_>>()
+        );
         let after = image(&mut m, 3);
         assert_eq!(volume(&after), volume(&disk), "{ctx}: the volume changed");
         assert_ne!(after, disk, "{ctx}: nothing was written");
