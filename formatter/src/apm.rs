@@ -323,18 +323,42 @@ impl<'a> Layout<'a> {
     }
 }
 
+/// The blocks a [`Layout`] puts on a disk, before any is written ([`plan_map`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MapImage {
+    /// Block 0: the Driver Descriptor Map (one device block).
+    pub block0: Vec<u8>,
+    /// Blocks 1..=[`MAP_PARTITION_BLOCKS`]: the entries, zeros after the last.
+    pub map: Vec<u8>,
+    /// The driver partition: its first block and its whole slot (the driver, then zeros).
+    pub driver: Option<(u64, Vec<u8>)>,
+    /// The HFS partitions: start, blocks, name.
+    pub hfs: Vec<(u64, u64, String)>,
+}
+
 /// Write block 0, the map and the driver (if any). Returns the map as written (as
 /// [`read_map`] would read it). The HFS partitions are not formatted here
-/// (see [`crate::hfs::format_volume`]).
+/// (see [`crate::hfs::format_volume`]; [`crate::init::initialize`] does both in the
+/// crash-safe order).
 pub fn write_map<D: BlockDevice + ?Sized>(
     dev: &mut D,
     layout: &Layout<'_>,
 ) -> Result<PartitionMap, ApmError> {
-    let bs = dev.block_size();
+    let image = plan_map(layout, dev.block_size(), dev.block_count())?;
+    dev.write_blocks(0, &image.block0)?;
+    dev.write_blocks(1, &image.map)?;
+    if let Some((start, drv)) = &image.driver {
+        dev.write_blocks(*start, drv)?;
+    }
+    read_map(dev)
+}
+
+/// Lay out `layout` on a disk of `device_blocks` `bs`-byte blocks: what each block of the
+/// map, block 0 and the driver partition will hold, and where the HFS partitions go.
+pub fn plan_map(layout: &Layout<'_>, bs: u32, device_blocks: u64) -> Result<MapImage, ApmError> {
     if !bs.is_multiple_of(512) || bs == 0 {
         return Err(ApmError::UnsupportedBlockSize(bs));
     }
-    let device_blocks = dev.block_count();
     if layout.hfs.is_empty() {
         return Err(ApmError::BadPartitionRequest(
             "at least one Apple_HFS partition is needed (the ROM looks for one)",
@@ -451,22 +475,27 @@ pub fn write_map<D: BlockDevice + ?Sized>(
         ddm.drivers[0].size.set(dd_size as u16);
         ddm.drivers[0].kind.set(dd_type::MAC_SCSI);
     }
-    let mut buf = vec![0u8; bs as usize];
-    buf[..512].copy_from_slice(ddm.as_bytes());
-    dev.write_blocks(0, &buf)?;
-    for b in 1..=MAP_PARTITION_BLOCKS {
-        buf.fill(0);
-        if let Some(e) = entries.get(b as usize - 1) {
-            buf[..512].copy_from_slice(e.as_bytes());
-        }
-        dev.write_blocks(b as u64, &buf)?;
+    let mut block0 = vec![0u8; bs as usize];
+    block0[..512].copy_from_slice(ddm.as_bytes());
+    let mut map = vec![0u8; MAP_PARTITION_BLOCKS as usize * bs as usize];
+    for (i, e) in entries.iter().enumerate() {
+        let at = i * bs as usize;
+        map[at..at + 512].copy_from_slice(e.as_bytes());
     }
-    if let Some(drv) = layout.driver {
+    let driver = layout.driver.map(|drv| {
         let mut img = vec![0u8; driver_slot as usize * bs as usize];
         img[..drv.len()].copy_from_slice(drv);
-        dev.write_blocks(DRIVER_START_BLOCK as u64, &img)?;
-    }
-    read_map(dev)
+        (DRIVER_START_BLOCK as u64, img)
+    });
+    Ok(MapImage {
+        block0,
+        map,
+        driver,
+        hfs: hfs_parts
+            .iter()
+            .map(|&(start, blocks, name)| (start, blocks, String::from(name)))
+            .collect(),
+    })
 }
 
 #[cfg(test)]

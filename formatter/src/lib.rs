@@ -16,6 +16,8 @@ pub mod diskcopy;
 pub mod hfs;
 #[cfg(feature = "std")]
 pub mod image;
+pub mod init;
+pub mod install;
 pub mod macbinary;
 pub mod macroman;
 pub mod rsrc;

@@ -3715,3 +3715,84 @@ fn bench_times_the_disks_driver_and_never_writes_the_image() {
         "{e}"
     );
 }
+
+/// `ferrite init` writes exactly what the formatter core's `init::initialize` writes for the
+/// same choices — the function Ferrite Setup runs on the Mac (setup/tests/ops.rs compares the
+/// app's disk with the same core call), so the two make the same disk apart from dates.
+#[test]
+fn init_writes_what_the_core_initialize_writes() {
+    use ferrite_formatter::init::{self, InitOptions, VolumeSpec};
+    let s = Scratch::new("init-core");
+    let drv = s.fake_ferrite_v2(14_000);
+    ok(
+        &s,
+        &[
+            "init",
+            &s.p("disk.img"),
+            "--size",
+            "20M",
+            "--volume",
+            "System:10M",
+            "--volume",
+            "Data",
+            "--driver",
+            &drv,
+            "--write-cache",
+            "off",
+            "--no-setup-app",
+            "--date",
+            "2027-01-01",
+        ],
+    );
+    let written = std::fs::read(s.path("disk.img")).unwrap();
+    let first = ferrite_formatter::apm::read_map(&mut ferrite_formatter::MemDisk::from_bytes(
+        written.clone(),
+    ))
+    .unwrap();
+    let hfs = first.hfs_partitions().next().unwrap();
+    let mut date = [0u8; 4];
+    date.copy_from_slice(&written[hfs.start as usize * 512 + 1024 + 2..][..4]);
+    let date = u32::from_be_bytes(date);
+
+    let mut blob = std::fs::read(&drv).unwrap();
+    let mut st = Settings::read(&blob).unwrap();
+    st.write_cache = false;
+    st.write(&mut blob).unwrap();
+    let blocks = written.len() as u64 / 512;
+    let specs = init::plan(
+        &[
+            VolumeSpec {
+                name: "System".into(),
+                blocks: Some(20_480),
+            },
+            VolumeSpec {
+                name: "Data".into(),
+                blocks: None,
+            },
+        ],
+        blocks,
+        512,
+        blob.len(),
+        None,
+    )
+    .unwrap();
+    let mut core = ferrite_formatter::MemDisk::new(blocks);
+    init::initialize(
+        &mut core,
+        &InitOptions {
+            layout: Layout {
+                driver: Some(&blob),
+                driver_slot_blocks: ferrite_formatter::apm::DEFAULT_DRIVER_SLOT_BLOCKS,
+                hfs: specs,
+            },
+            date,
+            file: None,
+        },
+        &mut |_, _, _| true,
+    )
+    .unwrap();
+    assert!(
+        core.as_bytes() == &written[..],
+        "ferrite init and the core initialize differ"
+    );
+}

@@ -30,6 +30,15 @@ pub trait Application {
     /// Draw the contents of `window` (its port is set; called between BeginUpdate and
     /// EndUpdate).
     fn draw(&mut self, window: WindowPtr);
+    /// A click in the content of `window`, already the front window (`where` is global:
+    /// `SetPort` + `GlobalToLocal` for local coordinates).
+    fn click(&mut self, window: WindowPtr, evt: &EventRecord) {
+        let _ = (window, evt);
+    }
+    /// A key pressed without ⌘ (its character code).
+    fn key(&mut self, ch: u8) {
+        let _ = ch;
+    }
     /// Leaving: dispose of windows and the like.
     fn quit(&mut self) {}
 }
@@ -73,6 +82,10 @@ pub fn run(rt: &Runtime, app: &mut dyn Application) -> ! {
                     None => Flow::Continue,
                 }
             }
+            what::KEY_DOWN | what::AUTO_KEY => {
+                app.key((evt.message.get() & CHAR_CODE_MASK) as u8);
+                Flow::Continue
+            }
             what::UPDATE => {
                 let w = evt.message.get();
                 tb::begin_update(w);
@@ -107,7 +120,13 @@ fn mouse_down(rt: &Runtime, app: &mut dyn Application, evt: &EventRecord) -> Flo
             Flow::Continue
         }
         part::IN_CONTENT => {
-            tb::select_window(w);
+            // A click in a window behind only brings it to the front (Apple's Human
+            // Interface Guidelines); in the front window it goes to the application.
+            if tb::front_window() == w {
+                app.click(w, evt);
+            } else {
+                tb::select_window(w);
+            }
             Flow::Continue
         }
         _ => Flow::Continue,

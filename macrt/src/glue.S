@@ -104,6 +104,11 @@
         PASCAL  rt_TextSize,        0xA88A, none, w
         PASCAL  rt_EraseRect,       0xA8A3, none, l
         PASCAL  rt_InvalRect,       0xA928, none, l
+        PASCAL  rt_FrameRect,       0xA8A1, none, l
+        PASCAL  rt_PaintRect,       0xA8A2, none, l
+        PASCAL  rt_InvertRect,      0xA8A4, none, l
+        PASCAL  rt_GlobalToLocal,   0xA871, none, l
+        PASCAL  rt_GetPort,         0xA874, none, l
 | ---- Window Manager ---------------------------------------------------------------------
         PASCAL  rt_GetNewWindow,    0xA9BD, l, w, l, l
         PASCAL  rt_DisposeWindow,   0xA914, none, l
@@ -111,6 +116,7 @@
         PASCAL  rt_EndUpdate,       0xA923, none, l
         PASCAL  rt_FindWindow,      0xA92C, w, l, l
         PASCAL  rt_SelectWindow,    0xA91F, none, l
+        PASCAL  rt_FrontWindow,     0xA924, l
         PASCAL  rt_DragWindow,      0xA925, none, l, l, l
         PASCAL  rt_SystemClick,     0xA9B3, none, l, l
 | ---- Menu Manager -----------------------------------------------------------------------
@@ -125,6 +131,8 @@
         PASCAL  rt_GetMenuItemText, 0xA946, none, l, w, l
         PASCAL  rt_OpenDeskAcc,     0xA9B6, w, l
         PASCAL  rt_SystemEdit,      0xA9C2, b, w
+        PASCAL  rt_EnableItem,      0xA939, none, l, w
+        PASCAL  rt_DisableItem,     0xA93A, none, l, w
 | ---- Event Manager ----------------------------------------------------------------------
         PASCAL  rt_WaitNextEvent,   0xA860, b, w, l, l, l
         PASCAL  rt_GetNextEvent,    0xA970, b, w, l
@@ -134,6 +142,17 @@
         PASCAL  rt_ParamText,       0xA98B, none, l, l, l, l
         PASCAL  rt_NoteAlert,       0xA987, w, w, l
         PASCAL  rt_StopAlert,       0xA986, w, w, l
+        PASCAL  rt_CautionAlert,    0xA988, w, w, l
+        PASCAL  rt_GetNewDialog,    0xA97C, l, w, l, l
+        PASCAL  rt_ModalDialog,     0xA991, none, l, l
+        PASCAL  rt_GetDialogItem,   0xA98D, none, l, w, l, l, l
+        PASCAL  rt_GetDialogItemText, 0xA990, none, l, l
+        PASCAL  rt_SetDialogItemText, 0xA98F, none, l, l
+        PASCAL  rt_SelectDialogItemText, 0xA97E, none, l, w, w, w
+        PASCAL  rt_DisposeDialog,   0xA983, none, l
+| ---- Control Manager --------------------------------------------------------------------
+        PASCAL  rt_GetControlValue, 0xA960, w, l
+        PASCAL  rt_SetControlValue, 0xA963, none, l, w
 | ---- Resource Manager, Segment Loader, misc ---------------------------------------------
         PASCAL  rt_GetResource,     0xA9A0, l, l, w
         PASCAL  rt_ReleaseResource, 0xA9A3, none, l

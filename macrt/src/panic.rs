@@ -49,3 +49,11 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
         sys::rt_ExitToShell()
     }
 }
+
+/// `abort`, which core's code calls where it must stop at once (e.g. a sort whose comparison
+/// panicked mid-way: the LLVM M68k backend lowers that trap to a call to `abort`). The
+/// runtime has no C library, so it is here: the same alert as a panic, then the Finder.
+#[unsafe(no_mangle)]
+pub extern "C" fn abort() -> ! {
+    panic!("abort: the program stopped itself (a Rust runtime check failed)")
+}

@@ -19,6 +19,11 @@ unsafe extern "C" {
     pub fn rt_TextSize(size: i32);
     pub fn rt_EraseRect(r: *const u8);
     pub fn rt_InvalRect(r: *const u8);
+    pub fn rt_FrameRect(r: *const u8);
+    pub fn rt_PaintRect(r: *const u8);
+    pub fn rt_InvertRect(r: *const u8);
+    pub fn rt_GlobalToLocal(pt: *mut u8);
+    pub fn rt_GetPort(port: *mut u32);
 
     pub fn rt_GetNewWindow(id: i32, storage: u32, behind: u32) -> u32;
     pub fn rt_DisposeWindow(w: u32);
@@ -26,6 +31,7 @@ unsafe extern "C" {
     pub fn rt_EndUpdate(w: u32);
     pub fn rt_FindWindow(pt: u32, w: *mut u32) -> i32;
     pub fn rt_SelectWindow(w: u32);
+    pub fn rt_FrontWindow() -> u32;
     pub fn rt_DragWindow(w: u32, pt: u32, bounds: *const u8);
     pub fn rt_SystemClick(evt: *const u8, w: u32);
 
@@ -40,6 +46,8 @@ unsafe extern "C" {
     pub fn rt_GetMenuItemText(menu: u32, item: i32, s: *mut u8);
     pub fn rt_OpenDeskAcc(name: *const u8) -> i32;
     pub fn rt_SystemEdit(cmd: i32) -> u32;
+    pub fn rt_EnableItem(menu: u32, item: i32);
+    pub fn rt_DisableItem(menu: u32, item: i32);
 
     pub fn rt_WaitNextEvent(mask: u32, evt: *mut u8, sleep: u32, rgn: u32) -> u32;
     pub fn rt_GetNextEvent(mask: u32, evt: *mut u8) -> u32;
@@ -49,6 +57,16 @@ unsafe extern "C" {
     pub fn rt_ParamText(a: *const u8, b: *const u8, c: *const u8, d: *const u8);
     pub fn rt_NoteAlert(id: i32, filter: u32) -> i32;
     pub fn rt_StopAlert(id: i32, filter: u32) -> i32;
+    pub fn rt_CautionAlert(id: i32, filter: u32) -> i32;
+    pub fn rt_GetNewDialog(id: i32, storage: u32, behind: u32) -> u32;
+    pub fn rt_ModalDialog(filter: u32, item_hit: *mut i16);
+    pub fn rt_GetDialogItem(d: u32, item: i32, kind: *mut i16, h: *mut u32, r: *mut u8);
+    pub fn rt_GetDialogItemText(h: u32, s: *mut u8);
+    pub fn rt_SetDialogItemText(h: u32, s: *const u8);
+    pub fn rt_SelectDialogItemText(d: u32, item: i32, start: i32, end: i32);
+    pub fn rt_DisposeDialog(d: u32);
+    pub fn rt_GetControlValue(c: u32) -> i32;
+    pub fn rt_SetControlValue(c: u32, v: i32);
 
     pub fn rt_GetResource(rtype: u32, id: i32) -> u32;
     pub fn rt_ReleaseResource(h: u32);

@@ -113,6 +113,18 @@ pub fn menu_item_text(menu: MenuHandle, item: i16) -> Str255 {
     s
 }
 
+/// `EnableItem`/`DisableItem` (item 0: the whole menu).
+pub fn enable_item(menu: MenuHandle, item: i16, on: bool) {
+    // SAFETY: menu came from menu_handle.
+    unsafe {
+        if on {
+            sys::rt_EnableItem(menu, item as i32)
+        } else {
+            sys::rt_DisableItem(menu, item as i32)
+        }
+    }
+}
+
 pub fn open_desk_acc(name: &Str255) {
     // SAFETY: name is a Pascal string.
     unsafe { sys::rt_OpenDeskAcc(name.as_ptr()) };
@@ -156,6 +168,11 @@ pub fn end_update(w: WindowPtr) {
     unsafe { sys::rt_EndUpdate(w) }
 }
 
+pub fn front_window() -> WindowPtr {
+    // SAFETY: plain query.
+    unsafe { sys::rt_FrontWindow() }
+}
+
 pub fn select_window(w: WindowPtr) {
     // SAFETY: w is a window.
     unsafe { sys::rt_SelectWindow(w) }
@@ -187,6 +204,38 @@ pub fn inval_rect(r: &Rect) {
 pub fn erase_rect(r: &Rect) {
     // SAFETY: r is a Rect.
     unsafe { sys::rt_EraseRect(r.as_bytes().as_ptr()) }
+}
+
+pub fn frame_rect(r: &Rect) {
+    // SAFETY: r is a Rect.
+    unsafe { sys::rt_FrameRect(r.as_bytes().as_ptr()) }
+}
+
+pub fn paint_rect(r: &Rect) {
+    // SAFETY: r is a Rect.
+    unsafe { sys::rt_PaintRect(r.as_bytes().as_ptr()) }
+}
+
+pub fn invert_rect(r: &Rect) {
+    // SAFETY: r is a Rect.
+    unsafe { sys::rt_InvertRect(r.as_bytes().as_ptr()) }
+}
+
+/// The current port.
+pub fn get_port() -> WindowPtr {
+    let mut p = 0u32;
+    // SAFETY: p is a valid long.
+    unsafe { sys::rt_GetPort(&mut p) };
+    p
+}
+
+/// `GlobalToLocal` of a `where` long (v high, h low) in the current port: `(h, v)`.
+pub fn global_to_local(where_: u32) -> (i16, i16) {
+    // A long in memory is the Point (v, h) on the 68k (big-endian, even address).
+    let mut pt: u32 = where_;
+    // SAFETY: pt is a 4-byte, aligned Point.
+    unsafe { sys::rt_GlobalToLocal((&mut pt as *mut u32).cast()) };
+    (pt as i16, (pt >> 16) as i16)
 }
 
 pub fn move_to(h: i16, v: i16) {
@@ -265,6 +314,90 @@ pub fn note_alert(id: i16) -> i16 {
 pub fn stop_alert(id: i16) -> i16 {
     // SAFETY: the ALRT comes with the application.
     unsafe { sys::rt_StopAlert(id as i32, 0) as i16 }
+}
+
+/// `CautionAlert(id, NIL)`: the item hit.
+pub fn caution_alert(id: i16) -> i16 {
+    // SAFETY: the ALRT comes with the application.
+    unsafe { sys::rt_CautionAlert(id as i32, 0) as i16 }
+}
+
+// ---- Dialogs and their controls ------------------------------------------------------------
+
+pub type DialogPtr = u32;
+pub type ControlHandle = u32;
+
+/// `GetNewDialog(id, NIL, in front)`.
+pub fn new_dialog(id: i16) -> DialogPtr {
+    // SAFETY: the DLOG/DITL come with the application; the Toolbox allocates storage.
+    let d = unsafe { sys::rt_GetNewDialog(id as i32, 0, 0xFFFF_FFFF) };
+    if d == 0 {
+        panic!("no DLOG {id} resource (or no memory)");
+    }
+    d
+}
+
+/// `ModalDialog(NIL, &hit)`: the item hit.
+pub fn modal_dialog() -> i16 {
+    let mut hit = 0i16;
+    // SAFETY: hit is a valid word.
+    unsafe { sys::rt_ModalDialog(0, &mut hit) };
+    hit
+}
+
+/// `GetDialogItem`: the item's type, handle and box.
+pub fn dialog_item(d: DialogPtr, item: i16) -> (i16, Handle, Rect) {
+    let (mut kind, mut h, mut r) = (0i16, 0u32, Rect::default());
+    // SAFETY: the three VARs are valid.
+    unsafe {
+        sys::rt_GetDialogItem(
+            d,
+            item as i32,
+            &mut kind,
+            &mut h,
+            r.as_mut_bytes().as_mut_ptr(),
+        )
+    };
+    (kind, h, r)
+}
+
+/// The text of a static or edit text item.
+pub fn dialog_item_text(d: DialogPtr, item: i16) -> Str255 {
+    let (_, h, _) = dialog_item(d, item);
+    let mut s = Str255::new();
+    // SAFETY: h is the item's text handle; s is a Str255.
+    unsafe { sys::rt_GetDialogItemText(h, s.as_mut_ptr()) };
+    s
+}
+
+pub fn set_dialog_item_text(d: DialogPtr, item: i16, text: &Str255) {
+    let (_, h, _) = dialog_item(d, item);
+    // SAFETY: h is the item's text handle.
+    unsafe { sys::rt_SetDialogItemText(h, text.as_ptr()) };
+}
+
+/// Select all of an edit-text item.
+pub fn select_dialog_item_text(d: DialogPtr, item: i16) {
+    // SAFETY: plain call.
+    unsafe { sys::rt_SelectDialogItemText(d, item as i32, 0, 32767) };
+}
+
+pub fn dispose_dialog(d: DialogPtr) {
+    // SAFETY: d came from new_dialog.
+    unsafe { sys::rt_DisposeDialog(d) };
+}
+
+/// The value of a control item (check box: 1 = checked).
+pub fn control_value(d: DialogPtr, item: i16) -> i16 {
+    let (_, h, _) = dialog_item(d, item);
+    // SAFETY: h is the item's control handle.
+    unsafe { sys::rt_GetControlValue(h) as i16 }
+}
+
+pub fn set_control_value(d: DialogPtr, item: i16, v: i16) {
+    let (_, h, _) = dialog_item(d, item);
+    // SAFETY: h is the item's control handle.
+    unsafe { sys::rt_SetControlValue(h, v as i32) };
 }
 
 /// String `index` (1-based) of `STR# id`, like the Toolbox's `GetIndString` glue.

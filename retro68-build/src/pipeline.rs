@@ -156,7 +156,7 @@ pub const ARTIFACTS: &[Artifact] = &[
             file_stem: "FerriteSetup",
             creator: *b"FRRT",
         },
-        extra_asm: &["macrt/src/glue.S"],
+        extra_asm: &["macrt/src/glue.S", "setup/src/scsi_glue.S"],
         shipped: true,
         // A5 belongs to the A5 world (QuickDraw globals, CurrentA5): never a general register.
         rustflags: &[APP_RESERVE_A5],
@@ -465,6 +465,12 @@ pub fn cargo_build(
     }
     for (k, v) in &opts.crate_env {
         cmd.env(k, v);
+    }
+    // Ferrite Setup embeds the driver blob (setup/build.rs): the one this build just wrote
+    // (ARTIFACTS builds the driver first), wherever --out-dir put it.
+    let blob = opts.out_dir.join("ferrite-driver.bin");
+    if blob.exists() {
+        cmd.env("FERRITE_DRIVER_BIN", blob);
     }
     if opts.stackidx_rewrite {
         // This binary, in rustc-wrapper mode, compiles every m68k crate through the rewrite.

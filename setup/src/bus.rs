@@ -32,10 +32,19 @@ pub enum ScsiError {
     BusBusy,
 }
 
-/// One SCSI command to target `id`, LUN 0, reading into `data` (empty: no data phase).
-/// Reading fewer bytes than `data.len()` is not an error.
+/// SCSI commands to target `id`, LUN 0.
 pub trait Transport {
+    /// One command reading into `data` (empty: no data phase). Reading fewer bytes than
+    /// `data.len()` is not an error.
     fn command(&mut self, id: u8, cdb: &[u8], data: &mut [u8]) -> Result<(), ScsiError>;
+    /// One command writing `data` to the target (a data-out phase: WRITE, MODE SELECT,
+    /// REASSIGN BLOCKS…; empty: no data phase).
+    fn command_out(&mut self, id: u8, cdb: &[u8], data: &[u8]) -> Result<(), ScsiError>;
+    /// The sense data the transport already fetched for the last command that ended in
+    /// CHECK CONDITION (SCSI Manager 4.3's autosense); `None`: ask with REQUEST SENSE.
+    fn autosense(&mut self) -> Option<[u8; 18]> {
+        None
+    }
     /// "SCSI Manager 4.3" or "original SCSI Manager".
     fn name(&self) -> &'static str;
 }

@@ -13,7 +13,13 @@
 extern crate alloc;
 
 pub mod bus;
+pub mod caching;
+pub mod disk;
 pub mod label;
+pub mod ops;
+pub mod surface;
+pub mod ui;
+pub mod words;
 
 #[cfg(target_arch = "m68k")]
 mod application;

@@ -1,12 +1,12 @@
-//! The two SCSI Managers as [`Transport`]s for the bus scan (synchronous calls only).
+//! The two SCSI Managers as [`Transport`]s (synchronous calls only), reading and writing.
 
 use ferrite_macrt::sys;
 use ferrite_shared::mac::ScsiExecIoPb;
-use ferrite_shared::scsi::status;
-use ferrite_shared::scsi_manager::original::{SC_INC, SC_MGR_BUSY, SC_STOP};
+use ferrite_shared::scsi::{op, status};
+use ferrite_shared::scsi_manager::original::{SC_INC, SC_MGR_BUSY, SC_PHASE_ERR, SC_STOP};
 use ferrite_shared::scsi_manager::v43::{
-    DIR_IN, DIR_NONE, SCSI_DATA_RUN_ERROR, SCSI_EXEC_IO, SCSI_NON_ZERO_STATUS, SCSI_SELECT_TIMEOUT,
-    SIMQ_NO_FREEZE,
+    DIR_IN, DIR_NONE, DIR_OUT, SCSI_AUTOSENSE_VALID, SCSI_DATA_RUN_ERROR, SCSI_EXEC_IO,
+    SCSI_NON_ZERO_STATUS, SCSI_SELECT_TIMEOUT, SIMQ_NO_FREEZE,
 };
 use zerocopy::{FromZeros, IntoBytes};
 
@@ -15,33 +15,47 @@ use crate::bus::{ScsiError, Transport};
 /// SCSI Manager 4.3: `SCSIExecIO` with no completion routine (synchronous) and autosense.
 pub struct Scsi43 {
     sense: [u8; 18],
+    /// Whether `sense` holds the autosense of the last command.
+    sense_valid: bool,
 }
 
 impl Scsi43 {
     pub fn new() -> Scsi43 {
-        Scsi43 { sense: [0; 18] }
+        Scsi43 {
+            sense: [0; 18],
+            sense_valid: false,
+        }
     }
-}
 
-impl Transport for Scsi43 {
-    fn command(&mut self, id: u8, cdb: &[u8], data: &mut [u8]) -> Result<(), ScsiError> {
+    /// One `SCSIExecIO`: `dir` is `DIR_IN`, `DIR_OUT` or `DIR_NONE` (with `len` 0).
+    fn exec(
+        &mut self,
+        id: u8,
+        cdb: &[u8],
+        ptr: u32,
+        len: usize,
+        dir: u32,
+    ) -> Result<(), ScsiError> {
         let mut pb = ScsiExecIoPb::new_zeroed();
         pb.scsi_pb_length
             .set(core::mem::size_of::<ScsiExecIoPb>() as u16);
         pb.scsi_function_code = SCSI_EXEC_IO;
         pb.scsi_device = [0, 0, id, 0];
         pb.scsi_flags
-            .set(if data.is_empty() { DIR_NONE } else { DIR_IN } | SIMQ_NO_FREEZE);
-        pb.scsi_data_ptr.set(data.as_mut_ptr() as u32);
-        pb.scsi_data_length.set(data.len() as u32);
+            .set(if len == 0 { DIR_NONE } else { dir } | SIMQ_NO_FREEZE);
+        pb.scsi_data_ptr.set(ptr);
+        pb.scsi_data_length.set(len as u32);
         pb.scsi_sense_ptr.set(self.sense.as_mut_ptr() as u32);
         pb.scsi_sense_length = self.sense.len() as u8;
         pb.scsi_cdb_length = cdb.len() as u8;
         pb.scsi_cdb[..cdb.len()].copy_from_slice(cdb);
+        self.sense_valid = false;
         // SAFETY: the PB, the data buffer and the sense buffer outlive the synchronous call.
         let r = unsafe { sys::rt_SCSIAction(pb.as_mut_bytes().as_mut_ptr()) } as i16;
         let r = if r != 0 { r } else { pb.scsi_result.get() };
         let st = pb.scsi_scsi_status;
+        self.sense_valid =
+            st == status::CHECK_CONDITION && pb.scsi_result_flags.get() & SCSI_AUTOSENSE_VALID != 0;
         match r {
             0 => Ok(()),
             SCSI_SELECT_TIMEOUT => Err(ScsiError::NoDevice),
@@ -50,6 +64,18 @@ impl Transport for Scsi43 {
             r => Err(ScsiError::Manager(r)),
         }
     }
+}
+
+impl Transport for Scsi43 {
+    fn command(&mut self, id: u8, cdb: &[u8], data: &mut [u8]) -> Result<(), ScsiError> {
+        self.exec(id, cdb, data.as_mut_ptr() as u32, data.len(), DIR_IN)
+    }
+    fn command_out(&mut self, id: u8, cdb: &[u8], data: &[u8]) -> Result<(), ScsiError> {
+        self.exec(id, cdb, data.as_ptr() as u32, data.len(), DIR_OUT)
+    }
+    fn autosense(&mut self) -> Option<[u8; 18]> {
+        core::mem::take(&mut self.sense_valid).then_some(self.sense)
+    }
     fn name(&self) -> &'static str {
         "SCSI Manager 4.3"
     }
@@ -57,6 +83,11 @@ impl Transport for Scsi43 {
 
 /// Ticks `SCSIComplete` waits for the status phase.
 const COMPLETE_WAIT_TICKS: u32 = 300;
+/// Ticks it waits for FORMAT UNIT, which answers when the whole medium is done (SCSI
+/// Manager 4.3 is given no timeout at all): two hours.
+const FORMAT_WAIT_TICKS: u32 = 2 * 60 * 60 * 60;
+/// Ticks it waits for REASSIGN BLOCKS (the drive may rewrite a track per block): a minute.
+const REASSIGN_WAIT_TICKS: u32 = 60 * 60;
 /// Mask of the status byte in `SCSIComplete`'s status word.
 const STATUS_MASK: u16 = 0x3E;
 
@@ -64,8 +95,27 @@ const STATUS_MASK: u16 = 0x3E;
 /// SCSIRead and SCSIComplete.
 pub struct ScsiOld;
 
-impl Transport for ScsiOld {
-    fn command(&mut self, id: u8, cdb: &[u8], data: &mut [u8]) -> Result<(), ScsiError> {
+unsafe extern "C" {
+    /// `SCSIWrite` (`_SCSIDispatch` selector 6) with a TIB: `setup/src/scsi_glue.S`.
+    fn ferrite_SCSIWrite(tib: *const u8) -> i32;
+}
+
+/// Which way the data phase goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    In,
+    Out,
+}
+
+impl ScsiOld {
+    fn exec(
+        &mut self,
+        id: u8,
+        cdb: &[u8],
+        ptr: u32,
+        len: usize,
+        dir: Dir,
+    ) -> Result<(), ScsiError> {
         // SAFETY: every pointer passed (CDB, TIB, data, status, message) outlives its call.
         unsafe {
             let mut busy = 0;
@@ -81,17 +131,30 @@ impl Transport for ScsiOld {
                 return Err(ScsiError::NoDevice);
             }
             let cmd = sys::rt_SCSICmd(cdb.as_ptr(), cdb.len() as i32);
-            if cmd == 0 && !data.is_empty() {
+            let mut moved = 0;
+            if cmd == 0 && len != 0 {
                 let mut tib = [0u8; 20];
                 tib[0..2].copy_from_slice(&SC_INC.to_be_bytes());
-                tib[2..6].copy_from_slice(&(data.as_mut_ptr() as u32).to_be_bytes());
-                tib[6..10].copy_from_slice(&(data.len() as u32).to_be_bytes());
+                tib[2..6].copy_from_slice(&ptr.to_be_bytes());
+                tib[6..10].copy_from_slice(&(len as u32).to_be_bytes());
                 tib[10..12].copy_from_slice(&SC_STOP.to_be_bytes());
-                // A short answer ends the data phase early (scPhaseErr): not an error here.
-                let _ = sys::rt_SCSIRead(tib.as_ptr());
+                moved = match dir {
+                    // A short answer ends the data phase early (scPhaseErr): not an error here.
+                    Dir::In => {
+                        let _ = sys::rt_SCSIRead(tib.as_ptr());
+                        0
+                    }
+                    // A target that takes less than all of it is checked by its status.
+                    Dir::Out => ferrite_SCSIWrite(tib.as_ptr()),
+                };
             }
             let (mut stat, mut msg) = (0u16, 0u16);
-            let done = sys::rt_SCSIComplete(&mut stat, &mut msg, COMPLETE_WAIT_TICKS);
+            let wait = match cdb[0] {
+                op::FORMAT_UNIT => FORMAT_WAIT_TICKS,
+                op::REASSIGN_BLOCKS => REASSIGN_WAIT_TICKS,
+                _ => COMPLETE_WAIT_TICKS,
+            };
+            let done = sys::rt_SCSIComplete(&mut stat, &mut msg, wait);
             if done != 0 {
                 return Err(ScsiError::Manager(done as i16));
             }
@@ -99,10 +162,22 @@ impl Transport for ScsiOld {
                 return Err(ScsiError::Manager(cmd as i16));
             }
             match (stat & STATUS_MASK) as u8 {
+                status::GOOD if moved != 0 && moved != SC_PHASE_ERR as i32 => {
+                    Err(ScsiError::Manager(moved as i16))
+                }
                 status::GOOD => Ok(()),
                 s => Err(ScsiError::Status(s)),
             }
         }
+    }
+}
+
+impl Transport for ScsiOld {
+    fn command(&mut self, id: u8, cdb: &[u8], data: &mut [u8]) -> Result<(), ScsiError> {
+        self.exec(id, cdb, data.as_mut_ptr() as u32, data.len(), Dir::In)
+    }
+    fn command_out(&mut self, id: u8, cdb: &[u8], data: &[u8]) -> Result<(), ScsiError> {
+        self.exec(id, cdb, data.as_ptr() as u32, data.len(), Dir::Out)
     }
     fn name(&self) -> &'static str {
         "original SCSI Manager"

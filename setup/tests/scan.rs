@@ -67,6 +67,9 @@ impl Transport for Model {
         }
         Ok(())
     }
+    fn command_out(&mut self, _: u8, cdb: &[u8], _: &[u8]) -> Result<(), ScsiError> {
+        panic!("the scan must never write (opcode {:#x})", cdb[0])
+    }
     fn name(&self) -> &'static str {
         "model"
     }
@@ -281,6 +284,9 @@ fn a_busy_bus_is_reported_as_busy() {
     struct Busy;
     impl Transport for Busy {
         fn command(&mut self, _: u8, _: &[u8], _: &mut [u8]) -> Result<(), ScsiError> {
+            Err(ScsiError::BusBusy)
+        }
+        fn command_out(&mut self, _: u8, _: &[u8], _: &[u8]) -> Result<(), ScsiError> {
             Err(ScsiError::BusBusy)
         }
         fn name(&self) -> &'static str {

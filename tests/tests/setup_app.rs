@@ -123,7 +123,8 @@ fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
                 Some(&Seen::MenuBar(vec![
                     "Apple".into(),
                     "File".into(),
-                    "Edit".into()
+                    "Edit".into(),
+                    "Drive".into()
                 ])),
                 "{ctx}"
             );
@@ -344,7 +345,8 @@ with rsrcfork.open(sys.argv[1], fork="data") as rf:
         .collect();
     got.sort();
     for want in [
-        "CODE 0", "CODE 1", "MENU 128", "MENU 129", "MENU 130", "MBAR 128", "WIND 128", "ALRT 128",
+        "CODE 0", "CODE 1", "MENU 128", "MENU 129", "MENU 130", "MENU 131", "MBAR 128", "WIND 128",
+        "WIND 129", "DLOG 129", "DLOG 130", "ALRT 128", "ALRT 130", "ALRT 131", "ALRT 132",
         "ALRT 200", "SIZE -1", "BNDL 128", "FREF 128", "FRRT 0", "ICN# 128", "vers 1",
     ] {
         assert!(

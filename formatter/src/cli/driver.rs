@@ -1,6 +1,7 @@
 //! `ferrite install-driver`: put the driver on an existing disk beside the one it replaces,
 //! switch the driver descriptor map to it, retire the old driver partition, and leave every
-//! volume alone.
+//! volume alone — [`ferrite_formatter::install`], the core Ferrite Setup runs too, with the
+//! command's options and words.
 //!
 //! The write order keeps the disk bootable with the old or the new driver if it stops after
 //! any block (`docs/formatter.md`, "How install-driver writes"): the new driver's code goes
@@ -12,19 +13,11 @@
 use super::disk::{self, DriverOptions, apply_settings, describe_settings, driver_blob};
 use super::human;
 use anyhow::{Result, anyhow, bail};
-use ferrite_formatter::apm::{self, DEFAULT_DRIVER_SLOT_BLOCKS, MAX_DRIVER_BYTES};
-use ferrite_formatter::{BlockDevice, DeviceError};
-use ferrite_shared::driver_blob::{SETTINGS_VERSION, Settings, TransferMode};
-use ferrite_shared::partition_map::{
-    DriverDescriptorMap, MAX_DRIVER_DESCRIPTORS, PM_SIGNATURE, PartitionEntry,
-    SCSI_DRIVER_PAD_SIGNATURE, boot_checksum, dd_type, part_type, set_c_field, status,
-};
+use ferrite_formatter::BlockDevice;
+use ferrite_formatter::apm::MAX_DRIVER_BYTES;
+pub use ferrite_formatter::install::Installed;
+use ferrite_formatter::install::{self as core, InstallError};
 use std::path::Path;
-use zerocopy::IntoBytes;
-
-fn entry_end(e: &PartitionEntry) -> u64 {
-    e.start.get() as u64 + e.block_count.get() as u64
-}
 
 pub fn install_driver(path: &Path, options: &DriverOptions, driver: Option<&Path>) -> Result<()> {
     let blob = driver_blob(driver)?;
@@ -69,483 +62,37 @@ pub fn install_driver(path: &Path, options: &DriverOptions, driver: Option<&Path
     Ok(())
 }
 
-/// What [`install`] did.
-#[derive(Debug, Clone)]
-pub struct Installed {
-    /// The driver's size in bytes.
-    pub bytes: usize,
-    /// Its partition: map block, first block, length.
-    pub map_block: u32,
-    pub start: u32,
-    pub blocks: u32,
-    /// The driver partition it replaced: name, type, first block.
-    pub was: Option<(String, String, u32)>,
-    /// The settings installed (a Ferrite driver).
-    pub settings: Option<Settings>,
-    /// The disk had this driver already (only the map was tidied).
-    pub already: bool,
-}
-
-/// Where the new driver goes.
-struct Place {
-    /// Its partition: first block, length.
-    start: u64,
-    blocks: u64,
-    /// The `Apple_Free` entry it is carved from (index), if any.
-    from_free: Option<usize>,
-    /// Shrink the map partition's entry to this many blocks first.
-    shrink_map: Option<u64>,
-}
-
-/// Install `blob` (settings of the installed Ferrite driver carried over, then `options`)
-/// on `dev`, which holds a partition map. Everything is checked before the first write;
-/// see the module comment for the order of the writes.
+/// [`core::install`] with the command's `--write-cache`… options and its words for errors.
 pub fn install<D: BlockDevice + ?Sized>(
     dev: &mut D,
-    mut blob: Vec<u8>,
+    blob: Vec<u8>,
     options: &DriverOptions,
 ) -> Result<Installed> {
-    if blob.len() > MAX_DRIVER_BYTES {
-        bail!(
-            "the driver is {} bytes; a partition map driver can be at most {MAX_DRIVER_BYTES}",
-            blob.len()
-        );
-    }
-    let map = read_map_for_replacing(dev).map_err(|e| anyhow!("{e} (see `ferrite check`)"))?;
-    let bs = map.block_size as u64;
-
-    // The driver the ROM loads today: the one a Mac SCSI descriptor names, else any
-    // Apple_Driver43/Apple_Driver partition.
-    let by_ddm = map
-        .ddm
-        .descriptors()
-        .iter()
-        .filter(|d| d.kind.get() == dd_type::MAC_SCSI)
-        .find_map(|d| {
-            map.partitions
-                .iter()
-                .position(|p| p.start == d.block.get() && p.entry.is_driver())
-        });
-    let by_type = || {
-        map.partitions
-            .iter()
-            .position(|p| p.kind == part_type::DRIVER43)
-            .or_else(|| {
-                map.partitions
-                    .iter()
-                    .position(|p| p.kind == part_type::DRIVER)
-            })
-    };
-    let old = by_ddm.or_else(by_type);
-
-    // Keep the installed Ferrite driver's settings unless told otherwise.
-    let mut old_bytes = None;
-    if let Some(i) = old {
-        let p = &map.partitions[i];
-        let n = p.entry.boot_size.get() as usize;
-        if n > 0 && n as u64 <= p.blocks as u64 * bs {
-            let mut b = vec![0u8; (n as u64).div_ceil(bs) as usize * bs as usize];
-            dev.read_blocks(p.start as u64, &mut b)
-                .map_err(|e| anyhow!("{e}"))?;
-            old_bytes = Some(b[..n].to_vec());
-            if let (Ok(s), Ok(mut new)) = (Settings::read(&b[..n]), Settings::read(&blob)) {
-                new.write_cache = s.write_cache;
-                new.read_ahead = s.read_ahead;
-                // A version-1 block has no transfer settings: the new driver's defaults.
-                if Settings::version(&b[..n]) == Ok(SETTINGS_VERSION) {
-                    new.transfer = s.transfer;
-                    new.max_blocks_old = s.max_blocks_old;
-                }
-                // The idle flush is the new driver's: drivers made before it existed hold 0
-                // there, which would turn it off (`--idle-flush` sets it).
-                // Into an older driver (`--driver FILE`) only what it has room for.
-                if new.write(&mut blob).is_err() {
-                    let mut old_kind = new;
-                    old_kind.transfer = TransferMode::Auto;
-                    old_kind.max_blocks_old = 0;
-                    old_kind.idle_flush_ticks = 0;
-                    old_kind.write(&mut blob).map_err(|e| anyhow!("{e}"))?;
-                }
-            }
-        }
-    }
-    apply_settings(&mut blob, options)?;
-
-    let need = (blob.len() as u64).div_ceil(bs);
-    let entries: Vec<PartitionEntry> = map.partitions.iter().map(|p| p.entry).collect();
-    // Free for the new driver: Apple_Free partitions, and a driver partition of ours that no
-    // descriptor names (left by an install-driver that stopped before block 0).
-    let spare: Vec<bool> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            e.type_bytes() == part_type::FREE.as_bytes()
-                || (Some(i) != old
-                    && e.type_bytes() == part_type::DRIVER43.as_bytes()
-                    && e.name_bytes() == b"Macintosh"
-                    && !map
-                        .ddm
-                        .descriptors()
-                        .iter()
-                        .any(|d| d.block.get() == e.start.get()))
-        })
-        .collect();
-    // The same driver is installed already (an install-driver that stopped after block 0,
-    // run again): only the tidying is left — spare driver partitions become free space and
-    // every entry gets the map's count; each write is one entry no descriptor names.
-    if let Some(i) = old
-        && by_ddm == Some(i)
-        && old_bytes.as_deref() == Some(&blob[..])
-    {
-        let count = entries.len() as u32;
-        for (b, e) in entries.iter().enumerate() {
-            let mut want = if spare[b] && e.is_driver() {
-                free_entry(e.start.get() as u64, e.block_count.get() as u64)
-            } else {
-                *e
-            };
-            want.map_block_count.set(count);
-            if want != *e {
-                let mut blk = vec![0u8; bs as usize];
-                blk[..512].copy_from_slice(want.as_bytes());
-                dev.write_blocks(b as u64 + 1, &blk)
-                    .map_err(|e| anyhow!("{e}"))?;
-            }
-        }
-        dev.flush().map_err(|e| anyhow!("{e}"))?;
-        let p = &map.partitions[i];
-        return Ok(Installed {
-            bytes: blob.len(),
-            map_block: p.map_block,
-            start: p.start,
-            blocks: p.blocks,
-            was: None,
-            settings: Settings::read(&blob).ok(),
-            already: true,
-        });
-    }
-    let place = place_driver(&entries, &spare, need, map.disk_blocks as u64).ok_or_else(|| {
-        anyhow!(
-            "there is no room for the new driver ({}) beside the {}: it goes to free space \
-             (an Apple_Free partition, space no partition covers, or the unused end of the \
-             partition map) so that the disk always keeps a driver that boots. Free {} after \
-             the last partition, or back up the volumes and run `ferrite init --force`",
-            human(need * bs),
-            if old.is_some() {
-                "installed driver"
-            } else {
-                "partitions"
-            },
-            human(need * bs)
-        )
-    })?;
-
-    // The entries as they end (`after`) and as they are while block 0 still names the old
-    // driver (`before_switch`: the old driver's entry untouched).
-    let mut after = entries.clone();
-    let mut driver_entry = PartitionEntry::zeroed();
-    driver_entry.sig.set(PM_SIGNATURE);
-    driver_entry.start.set(place.start as u32);
-    driver_entry.block_count.set(place.blocks as u32);
-    set_c_field(&mut driver_entry.name, "Macintosh");
-    set_c_field(&mut driver_entry.kind, part_type::DRIVER43);
-    driver_entry.data_count.set(place.blocks as u32);
-    driver_entry.status.set(status::DRIVER_PARTITION);
-    driver_entry.boot_size.set(blob.len() as u32);
-    driver_entry.boot_checksum.set(boot_checksum(&blob) as u32);
-    set_c_field(&mut driver_entry.processor, "68000");
-    driver_entry.pad[..4].copy_from_slice(&SCSI_DRIVER_PAD_SIGNATURE.to_be_bytes());
-    match place.from_free {
-        Some(j) => {
-            let free = after[j];
-            after[j] = driver_entry;
-            let left = free.block_count.get() as u64 - place.blocks;
-            if left > 0 {
-                after.push(free_entry(place.start + place.blocks, left));
-            }
-        }
-        None => after.push(driver_entry),
-    }
-    if let Some(m) = place.shrink_map {
-        let i = entries
-            .iter()
-            .position(|e| e.type_bytes() == part_type::PARTITION_MAP.as_bytes())
-            .expect("read_map found it");
-        after[i].block_count.set(m as u32);
-        after[i].data_count.set(m as u32);
-    }
-    let before_switch = after.clone();
-    let old_start = old.map(|i| entries[i].start.get());
-    if let Some(i) = old {
-        after[i] = free_entry(
-            entries[i].start.get() as u64,
-            entries[i].block_count.get() as u64,
-        );
-    }
-    let old_count = entries.len() as u32;
-    let count = after.len() as u32;
-    if count as u64 + 1 > map.disk_blocks as u64 {
-        bail!("the partition map would run past the end of the disk");
-    }
-    for e in after.iter_mut() {
-        e.map_block_count.set(count);
-    }
-
-    // Block 0: our driver first, then the descriptors of other kinds (ATA...) that point at
-    // another partition; other Mac SCSI drivers are dropped so that the ROM loads ours.
-    let mut b0 = vec![0u8; bs as usize];
-    dev.read_blocks(0, &mut b0).map_err(|e| anyhow!("{e}"))?;
-    let mut ddm = DriverDescriptorMap::read(&b0).expect("512+ bytes");
-    let mut keep: Vec<_> = map
-        .ddm
-        .descriptors()
-        .iter()
-        .filter(|d| {
-            d.kind.get() != dd_type::MAC_SCSI
-                && d.block.get() as u64 != place.start
-                && Some(d.block.get()) != old_start
-        })
-        .copied()
-        .collect();
-    keep.truncate(MAX_DRIVER_DESCRIPTORS - 1);
-    let mut ours = ddm.drivers[0];
-    ours.block.set(place.start as u32);
-    ours.size.set(blob.len().div_ceil(512) as u16);
-    ours.kind.set(dd_type::MAC_SCSI);
-    ddm.drivers
-        .iter_mut()
-        .for_each(|d| *d = zerocopy::FromZeros::new_zeroed());
-    ddm.drivers[0] = ours;
-    for (i, d) in keep.iter().enumerate() {
-        ddm.drivers[i + 1] = *d;
-    }
-    ddm.driver_count.set(1 + keep.len() as u16);
-    b0[..512].copy_from_slice(ddm.as_bytes());
-
-    // The writes, one block each, in an order that keeps the map readable and block 0's
-    // driver intact at every step.
-    let put = |dev: &mut D, block: u64, data: &[u8]| -> Result<()> {
-        dev.write_blocks(block, data).map_err(|e| anyhow!("{e}"))
-    };
-    let entry_block = |e: &PartitionEntry, n: u32| {
-        let mut blk = vec![0u8; bs as usize];
-        let mut e = *e;
-        e.map_block_count.set(n);
-        blk[..512].copy_from_slice(e.as_bytes());
-        blk
-    };
-    // 1. The code, into blocks nothing points at yet.
-    let mut code = vec![0u8; need as usize * bs as usize];
-    code[..blob.len()].copy_from_slice(&blob);
-    for (k, chunk) in code.chunks(bs as usize).enumerate() {
-        put(dev, place.start + k as u64, chunk)?;
-    }
-    // 2. New entries past the map's end (block 1 does not count them yet).
-    for b in old_count + 1..=count {
-        put(
-            dev,
-            b as u64,
-            &entry_block(&before_switch[b as usize - 1], count),
-        )?;
-    }
-    // 3. Changed entries other than block 1, keeping the old count: each only shrinks a
-    //    partition or turns free space into the new driver's (not yet named by block 0).
-    let mut now: Vec<Vec<u8>> = (1..=count)
-        .map(|b| {
-            if b <= old_count {
-                // As they are on the disk (a stale count included).
-                let e = &entries[b as usize - 1];
-                entry_block(e, e.map_block_count.get())
-            } else {
-                entry_block(&before_switch[b as usize - 1], count)
-            }
-        })
-        .collect();
-    for b in 2..=old_count {
-        let want = entry_block(&before_switch[b as usize - 1], old_count);
-        if want != now[b as usize - 1] {
-            put(dev, b as u64, &want)?;
-            now[b as usize - 1] = want;
-        }
-    }
-    // 4. Block 1 with the new count: the new entries appear.
-    let want = entry_block(&before_switch[0], count);
-    if want != now[0] {
-        put(dev, 1, &want)?;
-        now[0] = want;
-    }
-    // 5. The switch: block 0 names the new driver.
-    put(dev, 0, &b0)?;
-    // 6. The old driver partition becomes free space, and every entry gets the new count.
-    for b in 1..=count {
-        let want = entry_block(&after[b as usize - 1], count);
-        if want != now[b as usize - 1] {
-            put(dev, b as u64, &want)?;
-            now[b as usize - 1] = want;
-        }
-    }
-    dev.flush().map_err(|e| anyhow!("{e}"))?;
-    let check =
-        apm::read_map(dev).map_err(|e| anyhow!("the map written does not read back: {e}"))?;
-    let p = check
-        .partitions
-        .iter()
-        .find(|p| p.start as u64 == place.start)
-        .expect("driver partition");
-    Ok(Installed {
-        bytes: blob.len(),
-        map_block: p.map_block,
-        start: p.start,
-        blocks: p.blocks,
-        was: old.map(|i| {
-            let e = &entries[i];
-            (
-                String::from_utf8_lossy(e.name_bytes()).into_owned(),
-                String::from_utf8_lossy(e.type_bytes()).into_owned(),
-                e.start.get(),
-            )
-        }),
-        settings: Settings::read(&blob).ok(),
-        already: false,
+    core::install(dev, blob, &mut |b| {
+        apply_settings(b, options).map_err(|e| format!("{e:#}"))
     })
-}
-
-/// Find room for a driver partition of `need` blocks (up to [`DEFAULT_DRIVER_SLOT_BLOCKS`]
-/// when there is room for that, so that a larger driver fits later) that no entry in use
-/// covers: the first `spare` entry (free space) big enough, else the first stretch no entry
-/// covers, else the unused end of the map partition. A new entry needs room in the map.
-fn place_driver(
-    entries: &[PartitionEntry],
-    spare: &[bool],
-    need: u64,
-    disk_blocks: u64,
-) -> Option<Place> {
-    let want = need.max(DEFAULT_DRIVER_SLOT_BLOCKS as u64);
-    let map = entries
-        .iter()
-        .find(|e| e.type_bytes() == part_type::PARTITION_MAP.as_bytes())?;
-    let map_blocks = map.block_count.get() as u64;
-    let k = entries.len() as u64;
-    // Room in the map partition for one more entry.
-    let can_add = map_blocks > k;
-    for (j, e) in entries.iter().enumerate() {
-        let n = e.block_count.get() as u64;
-        if spare[j] && n >= need {
-            // The rest stays free under a new entry; without room for one, the whole
-            // free partition.
-            let blocks = if can_add { n.min(want) } else { n };
-            return Some(Place {
-                start: e.start.get() as u64,
-                blocks,
-                from_free: Some(j),
-                shrink_map: None,
-            });
+    .map_err(|e| match e {
+        InstallError::Map(e) => anyhow!("{e} (see `ferrite check`)"),
+        InstallError::NoRoom {
+            need,
+            have,
+            block_size,
+        } => {
+            let bytes = need * block_size as u64;
+            anyhow!(
+                "there is no room for the new driver ({}) beside the {}: it goes to free space \
+                 (an Apple_Free partition, space no partition covers, or the unused end of the \
+                 partition map) so that the disk always keeps a driver that boots. Free {} after \
+                 the last partition, or back up the volumes and run `ferrite init --force`",
+                human(bytes),
+                if have.is_some() {
+                    "installed driver"
+                } else {
+                    "partitions"
+                },
+                human(bytes)
+            )
         }
-    }
-    if can_add {
-        // Space no entry covers (after block 0 and the map).
-        let mut spans: Vec<(u64, u64)> = entries
-            .iter()
-            .map(|e| (e.start.get() as u64, entry_end(e)))
-            .collect();
-        spans.sort_unstable();
-        let mut at = 1u64;
-        for (s, end) in spans.iter().copied().chain([(disk_blocks, disk_blocks)]) {
-            if s > at && s - at >= need {
-                return Some(Place {
-                    start: at,
-                    blocks: (s - at).min(want),
-                    from_free: None,
-                    shrink_map: None,
-                });
-            }
-            at = at.max(end);
-        }
-        // The end of the map partition, keeping room for k + 1 entries.
-        if map.start.get() == 1 && map_blocks >= k + 1 + need {
-            let blocks = if map_blocks >= k + 1 + want {
-                want
-            } else {
-                need
-            };
-            return Some(Place {
-                start: 1 + map_blocks - blocks,
-                blocks,
-                from_free: None,
-                shrink_map: Some(map_blocks - blocks),
-            });
-        }
-    }
-    None
-}
-
-/// An `Apple_Free` entry.
-fn free_entry(start: u64, blocks: u64) -> PartitionEntry {
-    let mut e = PartitionEntry::zeroed();
-    e.sig.set(PM_SIGNATURE);
-    e.start.set(start as u32);
-    e.block_count.set(blocks as u32);
-    e.data_count.set(blocks as u32);
-    set_c_field(&mut e.name, "Extra");
-    set_c_field(&mut e.kind, part_type::FREE);
-    e
-}
-
-/// Read the map as [`apm::read_map`] does, except that a driver whose checksum is wrong (a
-/// damaged driver, about to be replaced) is accepted: the check runs over a copy of its entry
-/// holding the checksum the driver has, in memory only.
-fn read_map_for_replacing<D: BlockDevice + ?Sized>(
-    img: &mut D,
-) -> Result<apm::PartitionMap, apm::ApmError> {
-    use ferrite_shared::partition_map::MapError;
-    /// `pmBootCksum`'s offset in an entry.
-    const PM_BOOT_CKSUM: usize = 116;
-    let mut patches: Vec<(u64, Vec<u8>)> = Vec::new();
-    loop {
-        let mut view = Patched {
-            dev: &mut *img,
-            patches: &patches,
-        };
-        match apm::read_map(&mut view) {
-            Err(apm::ApmError::Map(MapError::DriverChecksum {
-                block, computed, ..
-            })) if patches.len() < 64 && !patches.iter().any(|(b, _)| *b == block as u64) => {
-                let mut b = vec![0u8; img.block_size() as usize];
-                img.read_blocks(block as u64, &mut b)?;
-                b[PM_BOOT_CKSUM..PM_BOOT_CKSUM + 4]
-                    .copy_from_slice(&(computed as u32).to_be_bytes());
-                patches.push((block as u64, b));
-            }
-            r => return r,
-        }
-    }
-}
-
-/// A device with some blocks replaced in memory (reads only).
-struct Patched<'a, D: ?Sized> {
-    dev: &'a mut D,
-    patches: &'a [(u64, Vec<u8>)],
-}
-
-impl<D: BlockDevice + ?Sized> BlockDevice for Patched<'_, D> {
-    fn block_size(&self) -> u32 {
-        self.dev.block_size()
-    }
-    fn block_count(&self) -> u64 {
-        self.dev.block_count()
-    }
-    fn read_blocks(&mut self, block: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
-        self.dev.read_blocks(block, buf)?;
-        let bs = self.block_size() as u64;
-        for (b, data) in self.patches {
-            if (block..block + buf.len() as u64 / bs).contains(b) {
-                let at = ((b - block) * bs) as usize;
-                buf[at..at + bs as usize].copy_from_slice(data);
-            }
-        }
-        Ok(())
-    }
-    fn write_blocks(&mut self, _block: u64, _buf: &[u8]) -> Result<(), DeviceError> {
-        Err(DeviceError::Io("read-only view".into()))
-    }
+        e => anyhow!("{e}"),
+    })
 }

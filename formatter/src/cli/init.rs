@@ -8,11 +8,9 @@ use anyhow::{Context, Result, anyhow, bail};
 use ferrite_formatter::apm::{
     DEFAULT_DRIVER_SLOT_BLOCKS, DRIVER_START_BLOCK, HfsPartitionSpec, Layout, PartSize, write_map,
 };
-use ferrite_formatter::hfs::{
-    CLASSIC_68K_MAX_VOLUME_BYTES, FormatOptions, MIN_VOLUME_SECTORS, Volume, cnid, format_volume,
-    geometry_for, tree_blocks,
-};
+use ferrite_formatter::hfs::{CLASSIC_68K_MAX_VOLUME_BYTES, Volume, cnid};
 use ferrite_formatter::image::ImageFile;
+use ferrite_formatter::init::{self, InitError, InitOptions, VolumeSpec};
 use ferrite_formatter::{BlockDevice, MemDisk, Region};
 use std::path::{Path, PathBuf};
 
@@ -160,27 +158,8 @@ fn blocks_of(bytes: u64, bs: u32) -> u64 {
     bytes / bs as u64
 }
 
-/// Check that a fresh volume of `blocks` `bs`-byte blocks has room for `app` (both forks
-/// in whole allocation blocks, after the catalog and extents files `format_volume` makes).
-fn check_room(name: &str, blocks: u64, bs: u32, app: &Prepared) -> Result<()> {
-    let g = geometry_for(blocks * bs as u64 / 512, None)
-        .map_err(|e| anyhow!("volume \"{name}\": {e}"))?;
-    let blk = g.alloc_block_size as u64;
-    let free = (g.alloc_blocks as u64).saturating_sub(2 * tree_blocks(&g, None) as u64);
-    let need = (app.data.len() as u64).div_ceil(blk) + (app.rsrc.len() as u64).div_ceil(blk);
-    if need > free {
-        bail!(
-            "volume \"{name}\" ({}) has {} free, too little for Ferrite Setup ({}): make it larger, or pass --no-setup-app",
-            human(blocks * bs as u64),
-            human(free * blk),
-            human(need * blk)
-        );
-    }
-    Ok(())
-}
-
-/// The layout's HFS partitions, checked so that every error says what to change (each
-/// volume must also hold `app` when given).
+/// The layout's HFS partitions ([`ferrite_formatter::init::plan`]), with every error in the
+/// command's words (what to change, which option).
 fn plan(
     vols: &[VolumeRequest],
     disk_blocks: u64,
@@ -188,75 +167,73 @@ fn plan(
     driver_len: usize,
     app: Option<&Prepared>,
 ) -> Result<Vec<HfsPartitionSpec>> {
-    let driver_slot = (driver_len as u64)
-        .div_ceil(bs as u64)
-        .max(DEFAULT_DRIVER_SLOT_BLOCKS as u64);
-    let first = DRIVER_START_BLOCK as u64 + driver_slot;
-    let min_blocks = (MIN_VOLUME_SECTORS * 512).div_ceil(bs as u64);
-    let disk_bytes = disk_blocks * bs as u64;
-    let mut used = first;
-    let mut specs = Vec::new();
-    for (i, v) in vols.iter().enumerate() {
-        let last = i + 1 == vols.len();
-        let size = match v.bytes {
-            Some(b) => {
-                let n = blocks_of(b, bs);
-                if n < min_blocks {
-                    bail!(
-                        "volume \"{}\" of {} is too small: HFS needs at least {}",
-                        v.name,
-                        human(b),
-                        human(min_blocks * bs as u64)
-                    );
-                }
-                if n > u32::MAX as u64 {
-                    bail!(
-                        "volume \"{}\" of {} is too large for a partition map entry",
-                        v.name,
-                        human(b)
-                    );
-                }
-                PartSize::Blocks(n as u32)
-            }
-            None if last => PartSize::Rest,
-            None => bail!(
-                "volume \"{}\" has no size: only the last --volume may leave it out (it takes the rest)",
-                v.name
+    let specs: Vec<VolumeSpec> = vols
+        .iter()
+        .map(|v| VolumeSpec {
+            name: v.name.clone(),
+            blocks: v.bytes.map(|b| blocks_of(b, bs)),
+        })
+        .collect();
+    let file = app.map(|a| (a.data.len(), a.rsrc.len()));
+    init::plan(&specs, disk_blocks, bs, driver_len, file).map_err(|e| {
+        let bytes_of = |name: &str| {
+            vols.iter()
+                .find(|v| v.name == name)
+                .and_then(|v| v.bytes)
+                .unwrap_or(0)
+        };
+        match e {
+            InitError::VolumeTooSmall {
+                name, min_blocks, ..
+            } => anyhow!(
+                "volume \"{name}\" of {} is too small: HFS needs at least {}",
+                human(bytes_of(&name)),
+                human(min_blocks * bs as u64)
             ),
-        };
-        let n = match size {
-            PartSize::Blocks(n) => n as u64,
-            PartSize::Rest => disk_blocks.saturating_sub(used),
-        };
-        if used + n > disk_blocks || n < min_blocks {
-            let need = (used + n.max(min_blocks)) * bs as u64;
-            bail!(
+            InitError::VolumeTooLarge { name, .. } => anyhow!(
+                "volume \"{name}\" of {} is too large for a partition map entry",
+                human(bytes_of(&name))
+            ),
+            InitError::NoSize { name } => anyhow!(
+                "volume \"{name}\" has no size: only the last --volume may leave it out (it takes the rest)"
+            ),
+            InitError::DiskTooSmall {
+                index,
+                volumes,
+                first,
+                used,
+                disk_blocks,
+                need,
+            } => anyhow!(
                 "the disk is too small: {} holds the map and driver ({}){} but it has only {}; give a larger --size (at least {}) or smaller volumes",
-                if vols.len() == 1 {
+                if volumes == 1 {
                     "one volume plus what"
                 } else {
                     "the volumes plus what"
                 },
                 human(first * bs as u64),
-                if i > 0 {
-                    format!(", volumes 1-{i} take {}", human((used - first) * bs as u64))
+                if index > 0 {
+                    format!(", volumes 1-{index} take {}", human(used * bs as u64))
                 } else {
                     String::new()
                 },
-                human(disk_bytes),
+                human(disk_blocks * bs as u64),
+                human(need * bs as u64)
+            ),
+            InitError::NoRoomForFile {
+                name,
+                blocks,
+                free,
+                need,
+            } => anyhow!(
+                "volume \"{name}\" ({}) has {} free, too little for Ferrite Setup ({}): make it larger, or pass --no-setup-app",
+                human(blocks * bs as u64),
+                human(free),
                 human(need)
-            );
+            ),
+            e => anyhow!("{e}"),
         }
-        if let Some(app) = app {
-            check_room(&v.name, n, bs, app)?;
-        }
-        used += n;
-        specs.push(HfsPartitionSpec {
-            name: v.name.clone(),
-            size,
-        });
-    }
-    Ok(specs)
+    })
 }
 
 fn warn_sizes(name: &str, bytes: u64) {
@@ -271,47 +248,6 @@ fn warn_sizes(name: &str, bytes: u64) {
             human(bytes)
         );
     }
-}
-
-/// Format every HFS partition of the freshly written map and put `app` in its root folder.
-fn format_all(
-    img: &mut ImageFile,
-    map: &ferrite_formatter::apm::PartitionMap,
-    now: u32,
-    app: Option<&Prepared>,
-) -> Result<()> {
-    let parts: Vec<_> = map.hfs_partitions().cloned().collect();
-    let pb = progress(
-        parts
-            .iter()
-            .map(|p| p.blocks as u64 * img.block_size() as u64)
-            .sum(),
-        "formatting",
-    );
-    for p in &parts {
-        let name = mac_name(&p.name, 27, "volume name")?;
-        let mut r =
-            Region::new(&mut *img, p.start as u64, p.blocks as u64).map_err(|e| anyhow!("{e}"))?;
-        format_volume(&mut r, &FormatOptions::new(&name, now))
-            .map_err(|e| anyhow!("volume \"{}\": {e}", p.name))?;
-        let bytes = p.blocks as u64 * r.block_size() as u64;
-        if let Some(app) = app {
-            let mut v = Volume::open(r).map_err(|e| anyhow!("volume \"{}\": {e}", p.name))?;
-            v.set_clock(now);
-            v.add_file(cnid::ROOT, &app.new_file(&app.data))
-                .and_then(|_| v.flush())
-                .map_err(|e| {
-                    anyhow!(
-                        "volume \"{}\": cannot add {}: {e}",
-                        p.name,
-                        ferrite_formatter::macroman::lossy(SETUP_APP_NAME)
-                    )
-                })?;
-        }
-        pb.inc(bytes);
-    }
-    pb.finish_and_clear();
-    Ok(())
 }
 
 pub fn init(a: &InitArgs) -> Result<()> {
@@ -368,9 +304,26 @@ pub fn init(a: &InitArgs) -> Result<()> {
         driver_slot_blocks: DEFAULT_DRIVER_SLOT_BLOCKS,
         hfs: specs,
     };
-    let map = write_map(&mut img, &layout).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    format_all(&mut img, &map, now, app.as_ref())?;
-    img.flush().map_err(|e| anyhow!("{e}"))?;
+    let pb = progress(disk_blocks * bs as u64, "formatting");
+    let opts = InitOptions {
+        layout,
+        date: now,
+        file: app.as_ref().map(|p| p.new_file(&p.data)),
+    };
+    let map = init::initialize(&mut img, &opts, &mut |_, done, total| {
+        pb.set_length(total * bs as u64);
+        pb.set_position(done * bs as u64);
+        true
+    })
+    .map_err(|e| match e {
+        InitError::Map(e) => anyhow!("{}: {e}", path.display()),
+        InitError::AddFile { name, error } => anyhow!(
+            "volume \"{name}\": cannot add {}: {error}",
+            ferrite_formatter::macroman::lossy(SETUP_APP_NAME)
+        ),
+        e => anyhow!("{e}"),
+    })?;
+    pb.finish_and_clear();
     println!(
         "{}: {} disk, {bs}-byte blocks, Ferrite driver ({} bytes)",
         path.display(),

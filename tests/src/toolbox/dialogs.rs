@@ -3,9 +3,11 @@
 //! comes from the script: `ModalDialog` and the alerts take the next [`Input::DialogItem`]
 //! (or [`Input::Return`] for the default item); anything else is a script error.
 //!
-//! Text items (static, edit, and the titles of buttons/check boxes/radio buttons) get a real
-//! handle holding their text, so `GetDialogItem`/`SetDialogItemText` work on handles as on a
-//! Mac. Not modelled (fail as unimplemented or misuse): filter procedures, modeless dialogs
+//! Text items (static and edit) get a real handle holding their text, so
+//! `GetDialogItem`/`SetDialogItemText` work on handles as on a Mac; buttons, check boxes and
+//! radio buttons get a control handle ([`super::controls`]). [`Input::Type`] types into an
+//! edit-text item, one keystroke per `ModalDialog` call (each returns the item when it is
+//! enabled), the first replacing the whole text. Not modelled (fail as unimplemented or misuse): filter procedures, modeless dialogs
 //! (`IsDialogEvent`/`DialogSelect`), `NewDialog`, alert stages beyond the first (every alert
 //! is treated as stage 1: modelling choice).
 
@@ -58,10 +60,11 @@ impl DItem {
         self.kind & !ITEM_DISABLE
     }
     fn has_text(&self) -> bool {
-        matches!(
-            self.base(),
-            BUTTON | CHECKBOX | RADIO | STAT_TEXT | EDIT_TEXT
-        )
+        matches!(self.base(), STAT_TEXT | EDIT_TEXT)
+    }
+    /// Buttons, check boxes and radio buttons: their handle is a control handle.
+    pub(crate) fn is_control(&self) -> bool {
+        matches!(self.base(), BUTTON | CHECKBOX | RADIO)
     }
 }
 
@@ -81,6 +84,9 @@ pub struct DialogState {
     pub dialogs: Vec<Dialog>,
     /// `^0`–`^3`.
     pub params: [Vec<u8>; 4],
+    /// Keys of an [`Input::Type`] still to be typed: (edit-text item, character, whether it
+    /// replaces the item's whole text — the first one, typed over the selection).
+    pub typing: std::collections::VecDeque<(i16, u8, bool)>,
 }
 
 /// Parse a DITL.
@@ -208,6 +214,8 @@ fn get_new_dialog(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     for it in &mut items {
         if it.has_text() {
             it.handle = new_text_handle(m, call, &it.text)?;
+        } else if it.is_control() {
+            it.handle = super::controls::new_control(m, call, ptr, it.rect, &it.text)?;
         }
     }
     let items_handle = new_text_handle(m, call, &ditl)?;
@@ -304,6 +312,76 @@ fn modal_dialog(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
             title: dlg.title.clone(),
             items,
         });
+    }
+    // Keystrokes into an edit-text item: each one goes into the item's text, and ModalDialog
+    // returns that item when it is enabled (IM Toolbox Essentials, ModalDialog).
+    loop {
+        if m.toolbox().dm.typing.is_empty()
+            && let Some(Input::Type { item, text }) =
+                take_input(m, |i| matches!(i, Input::Type { .. }))
+        {
+            let ok = item >= 1
+                && (item as usize) <= dlg.items.len()
+                && dlg.items[item as usize - 1].base() == EDIT_TEXT;
+            if !ok {
+                return Err(Fault::setup(format!(
+                    "script: item {item} of dialog {:?} is not an edit-text item",
+                    dlg.title
+                )));
+            }
+            let mut keys = Vec::new();
+            for (n, c) in text.chars().enumerate() {
+                let b = u8::try_from(c as u32)
+                    .ok()
+                    .filter(|b| (0x20..0x7F).contains(b))
+                    .ok_or_else(|| {
+                        Fault::setup(format!("script: cannot type {c:?} (ASCII only)"))
+                    })?;
+                keys.push((item, b, n == 0));
+            }
+            if keys.is_empty() {
+                // Selecting all and pressing Delete.
+                keys.push((item, 0x08, true));
+            }
+            m.toolbox().dm.typing.extend(keys);
+        }
+        let Some((item, key, replace)) = m.toolbox().dm.typing.pop_front() else {
+            break;
+        };
+        let k = item as usize - 1;
+        let h = m.toolbox().dm.dialogs[i].items[k].handle;
+        let mut text = if replace {
+            Vec::new()
+        } else {
+            m.toolbox().dm.dialogs[i].items[k].text.clone()
+        };
+        if key != 0x08 {
+            text.push(key);
+        }
+        if text.len() > 255 {
+            return Err(Fault::setup(String::from(
+                "script: typed past 255 characters",
+            )));
+        }
+        let (mm, bus) = m.memory_manager_and_bus();
+        mm.set_handle_size(bus, h, text.len() as u32)
+            .map_err(|e| f.misuse(format!("edit-text handle: {e}")))?
+            .map_err(|e| f.misuse(format!("cannot grow the edit-text handle (error {e})")))?;
+        let p = m.read_u32(h);
+        m.write_bytes(p, &text);
+        let tb = m.toolbox();
+        tb.dm.dialogs[i].items[k].text = text.clone();
+        if tb.dm.typing.is_empty() {
+            tb.screen.seen.push(Seen::Typed {
+                dialog: dlg.title.clone(),
+                item,
+                text: super::mac_roman_text(&text),
+            });
+        }
+        if dlg.items[k].kind & ITEM_DISABLE == 0 {
+            m.write_u16(var, item as u16);
+            return f.ret(m, call, Ret::None);
+        }
     }
     let default = m.read_u16(dlg.ptr + DIALOG_DEF_ITEM) as i16;
     let hit = scripted_hit(
@@ -480,6 +558,12 @@ fn get_dialog_item_text(m: &mut Machine, call: &mut TrapCall) -> Result<(), Faul
     let Some((d, k)) = find_item_handle(m, h) else {
         return Err(f.misuse(format!("${h:08X} is not the handle of a dialog item")));
     };
+    if !m.toolbox().dm.dialogs[d].items[k].has_text() {
+        return Err(f.misuse(format!(
+            "item {} is a control: its handle is a ControlHandle, not text",
+            k + 1
+        )));
+    }
     let t = m.toolbox().dm.dialogs[d].items[k].text.clone();
     m.write_pstring(var, &t);
     f.ret(m, call, Ret::None)
@@ -512,6 +596,7 @@ fn dispose_dialog(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let d = f.long(m, 0);
     let i = dialog_index(m, &f, d)?;
     let dlg = m.toolbox().dm.dialogs.remove(i);
+    m.toolbox().dm.typing.clear();
     for h in dlg
         .items
         .iter()

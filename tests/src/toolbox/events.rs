@@ -4,7 +4,12 @@
 //! key-down, ⌘ included), then null events. The scripted user acts only once the screen has
 //! settled (no update or activate event pending; modelling choice). After the script is used
 //! up, an application that keeps asking for events more than [`IDLE_LIMIT`] times fails the
-//! run (it never quit).
+//! run (it never quit). A scripted [`Input::Click`] is a mouse-down at that point of the
+//! window in global coordinates (the window's content origin + the local point), which the
+//! application resolves with `FindWindow` and `GlobalToLocal`. When the script's next input
+//! is for a dialog (a dialog item, Return, typing) the user waits for it: the application
+//! gets null events (e.g. while it polls for ⌘-period during a long operation), and fails
+//! after [`IDLE_LIMIT`] of them in a row.
 
 use super::{Frame, Input, Ret, check_range, take_input};
 use crate::error::Fault;
@@ -40,6 +45,8 @@ pub const FAIL_ON_STUCK_MENU_HIGHLIGHT: bool = true;
 #[derive(Default)]
 pub struct EventState {
     pub idle: u32,
+    /// Events asked for in a row while the script waits for a dialog.
+    pub waiting: u32,
 }
 
 struct Event {
@@ -138,12 +145,52 @@ fn next_event(m: &mut Machine, call: &TrapCall, mask: u16) -> Result<Option<Even
                 modifiers,
             }
         }
-        Input::DialogItem(_) | Input::Return => {
-            return Err(Fault::setup(format!(
-                "script: {input:?} is next, but the application asks for events (no modal dialog or alert is up)"
-            )));
+        Input::Click { window, h, v } => {
+            if !wants(MOUSE_DOWN) {
+                return Ok(None);
+            }
+            let Some(w) = m
+                .toolbox()
+                .wm
+                .windows
+                .iter()
+                .find(|w| w.visible && super::mac_roman_text(&w.title) == *window)
+                .cloned()
+            else {
+                return Err(Fault::setup(format!(
+                    "script: {input:?}, but no visible window is titled {window:?}"
+                )));
+            };
+            let at = (w.bounds[0] + v, w.bounds[1] + h);
+            if !((w.bounds[0]..w.bounds[2]).contains(&at.0)
+                && (w.bounds[1]..w.bounds[3]).contains(&at.1))
+            {
+                return Err(Fault::setup(format!(
+                    "script: {input:?} is outside the window's content ({:?})",
+                    w.bounds
+                )));
+            }
+            Event {
+                what: MOUSE_DOWN,
+                message: 0,
+                at,
+                modifiers: 0,
+            }
+        }
+        Input::DialogItem(_) | Input::Return | Input::Type { .. } => {
+            // The user waits for the dialog to appear (e.g. while a progress window is up):
+            // no event. An application that never shows one fails after IDLE_LIMIT polls.
+            let tb = m.toolbox();
+            tb.em.waiting += 1;
+            if tb.em.waiting > IDLE_LIMIT {
+                return Err(Fault::setup(format!(
+                    "script: {input:?} is next, but the application asked for events {IDLE_LIMIT} times in a row with no modal dialog or alert up"
+                )));
+            }
+            return Ok(None);
         }
     };
+    m.toolbox().em.waiting = 0;
     take_input(m, |_| true);
     Ok(Some(ev))
 }

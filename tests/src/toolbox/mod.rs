@@ -25,12 +25,14 @@
 //!   `FindWindow`, `DisposeWindow`.
 //! * [`menus`]: the menu bar and scripted menu choices.
 //! * [`dialogs`]: `InitDialogs`, `TEInit`, modal dialogs, alerts, `ParamText`, item text.
+//! * [`controls`]: the controls of dialog items (`GetControlValue`, `SetControlValue`).
 //! * [`events`]: `GetNextEvent`, `WaitNextEvent`, `SystemTask`, `FlushEvents`,
 //!   `TickCount` driven by the script.
 //! * [`render`] (with [`render_bitmap`], [`render_chrome`], [`render_font`]): the 1-bit
 //!   screen the drawing goes to, composed with the menu bar, window frames, dialog items and
 //!   alerts, saved as PNG.
 
+pub mod controls;
 pub mod dialogs;
 pub mod events;
 pub mod fonts;
@@ -66,6 +68,12 @@ pub enum Input {
     DialogItem(i16),
     /// Press Return in the modal dialog or alert on screen (its default item).
     Return,
+    /// Click at `(h, v)` in the local coordinates of the visible window titled `window`:
+    /// a mouse-down whose `where` is that point in global coordinates ([`events`]).
+    Click { window: String, h: i16, v: i16 },
+    /// In the modal dialog on screen, select all of edit-text item `item` and type `text`
+    /// over it, one key-down per character ([`dialogs`]).
+    Type { item: i16, text: String },
 }
 
 /// What an alert looked like.
@@ -132,6 +140,18 @@ pub enum Seen {
         dialog: String,
         item: i16,
         text: String,
+    },
+    /// The scripted user typed into an edit-text item; its text afterwards.
+    Typed {
+        dialog: String,
+        item: i16,
+        text: String,
+    },
+    /// The application set a control's value (`SetControlValue`), e.g. a check box.
+    ControlValue {
+        dialog: String,
+        item: i16,
+        value: i16,
     },
     /// A desk accessory was opened.
     DeskAccessory(String),
@@ -222,6 +242,7 @@ impl Machine {
         windows::install(self);
         menus::install(self);
         dialogs::install(self);
+        controls::install(self);
         events::install(self);
     }
 

@@ -324,7 +324,35 @@ fn set_cursor(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     f.ret(m, call, Ret::None)
 }
 
+/// `GlobalToLocal(VAR pt: Point)` / `LocalToGlobal(VAR pt: Point)`: the current port is a
+/// window whose local origin (0, 0) is the top left of its content in global coordinates
+/// (the model does not scroll ports: `SetOrigin` is not modelled).
+fn global_local(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
+    let f = Frame::new(m, call, &[4], 0)?;
+    let p = f.long(m, 0);
+    check_range(m, call.word, "the VAR Point", p, 4, true)?;
+    let port = current_port(m, call)?;
+    let Some(b) = m
+        .toolbox()
+        .wm
+        .windows
+        .iter()
+        .find(|w| w.ptr == port)
+        .map(|w| w.bounds)
+    else {
+        return Err(f.misuse(format!("thePort ${port:08X} is not a window")));
+    };
+    let sign: i16 = if call.number() == 0x071 { -1 } else { 1 };
+    let v = (m.read_u16(p) as i16).wrapping_add(sign * b[0]);
+    let h = (m.read_u16(p + 2) as i16).wrapping_add(sign * b[1]);
+    m.write_u16(p, v as u16);
+    m.write_u16(p + 2, h as u16);
+    f.ret(m, call, Ret::None)
+}
+
 pub(crate) fn install(m: &mut Machine) {
+    m.register_trap(0xA871, "GlobalToLocal", global_local);
+    m.register_trap(0xA870, "LocalToGlobal", global_local);
     m.register_trap(0xA86E, "InitGraf", init_graf);
     m.register_trap(0xA873, "SetPort", set_port);
     m.register_trap(0xA874, "GetPort", get_port);

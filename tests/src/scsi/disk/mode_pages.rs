@@ -277,6 +277,9 @@ impl ModePages {
                     } else {
                         0
                     };
+                // Every page, the changeable mask included, reports its page length (SCSI-2
+                // §8.3.3: the mask applies to the parameters after the two header bytes).
+                out[start + 1] = (p.current.len() - 2) as u8;
             }
         }
         if !found {

@@ -1,0 +1,31 @@
+//! The user interface of Ferrite Setup, one module per window or dialog.
+//!
+//! Host-tested (pure: what a window shows and where, what a dialog's fields mean):
+//! * [`bus_list`]: the rows of the SCSI Bus window, which device a click selects.
+//! * [`plan`]: the Initialize dialog's fields read as volumes (names and sizes) with the
+//!   mistakes a user can make in words.
+//! * [`texts`]: confirmations that name their target, and other sentences the app shows.
+//! * [`drives`]: which SCSI IDs the Mac is using (drive queue, startup drive) and why the
+//!   app refuses to touch them.
+//!
+//! On the 68k only: `dialog` (a modal dialog's items), `alerts`, `progress` (the progress
+//! window: a [`crate::ops::Monitor`] with Cancel), `initialize` (the Initialize command), `commands`
+//! (Update Driver, Drive Settings, Test) and `lowmem` (reading the drive queue and `BootDrive`).
+
+pub mod bus_list;
+pub mod drives;
+pub mod plan;
+pub mod texts;
+
+#[cfg(target_arch = "m68k")]
+pub(crate) mod alerts;
+#[cfg(target_arch = "m68k")]
+pub(crate) mod commands;
+#[cfg(target_arch = "m68k")]
+pub(crate) mod dialog;
+#[cfg(target_arch = "m68k")]
+pub(crate) mod initialize;
+#[cfg(target_arch = "m68k")]
+pub(crate) mod lowmem;
+#[cfg(target_arch = "m68k")]
+pub(crate) mod progress;

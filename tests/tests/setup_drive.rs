@@ -1,0 +1,379 @@
+//! Ferrite Setup's Drive menu on disks the Mac uses or the drive refuses, in the emulated
+//! Mac (68000 and 68040, both SCSI Managers): Initialize refuses the startup disk, a disk
+//! whose drives the Mac has, and a write-protected drive, each with its message, leaving the
+//! disk byte for byte as it was; Drive Settings turns the write cache off on the target;
+//! Test lists exactly the injected medium errors, and ⌘-period cancels it; on a Mac without
+//! a SCSI Manager the window says so.
+
+#[path = "support/setup.rs"]
+mod support;
+
+use ferrite_emu::scsi::{DiskConfig, DiskTarget};
+use ferrite_emu::scsi_manager;
+use ferrite_emu::start_manager::{BootConfig, RomGeneration, boot};
+use ferrite_emu::test_disk::TestDisk;
+use ferrite_emu::toolbox::{AlertKind, Input, Seen};
+use ferrite_emu::{CpuModel, Machine};
+use support::*;
+
+const BLOCKS: u64 = 40_960;
+
+fn ferrite_disk(blocks: u32) -> Vec<u8> {
+    let mut d = TestDisk::new(m68k_file("ferrite-driver.bin"));
+    d.total_blocks = blocks;
+    d.build().0
+}
+
+fn attach_image(m: &mut Machine, id: u8, image: &[u8], cfg: DiskConfig) {
+    let mut t = DiskTarget::in_memory((image.len() / 512) as u64, cfg).unwrap();
+    t.write_store(0, image).unwrap();
+    scsi_manager::bus(m).attach(id, Box::new(t));
+}
+
+fn stop_alert_text(seen: &[Seen]) -> String {
+    seen.iter()
+        .find_map(|s| match s {
+            Seen::Alert {
+                kind: AlertKind::Stop,
+                texts,
+                ..
+            } => Some(texts[0].clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+fn both() -> impl Iterator<Item = (CpuModel, bool)> {
+    CPUS.into_iter().flat_map(|c| [(c, true), (c, false)])
+}
+
+/// The startup disk (ID 0) and another disk whose drives the Mac has (ID 2), after a boot
+/// through Ferrite's driver: Initialize refuses both, in words, and writes nothing.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn initialize_refuses_the_startup_disk_and_a_disk_in_use() {
+    let disk = ferrite_disk(20_000);
+    for (cpu, v43) in both() {
+        let rom = if v43 {
+            RomGeneration::ScsiManager43
+        } else {
+            RomGeneration::OriginalScsiManager
+        };
+        let mut m = machine(cpu, v43, mac_seconds(2026, 12, 4, 0, 0, 0));
+        attach_image(&mut m, 0, &disk, DiskConfig::default());
+        attach_image(&mut m, 2, &disk, DiskConfig::default());
+        let report = boot(&mut m, &BootConfig::new(rom)).unwrap();
+        assert_eq!(report.drives.len(), 2, "{report}");
+        // Which disk the model started up from: the boot drive's driver is unit 32 + ID.
+        let boot_drive = report.boot_drive.expect("a startup drive") as i16;
+        let id_of = |number: i16| {
+            let d = report.drives.iter().find(|d| d.number == number).unwrap();
+            (-33 - d.ref_num) as u8
+        };
+        let startup = id_of(boot_drive);
+        let other = report
+            .drives
+            .iter()
+            .find(|d| d.number != boot_drive)
+            .unwrap();
+        assert_ne!(startup, id_of(other.number));
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(0),
+                menu("Drive", "Initialize…"),
+                Input::DialogItem(1),
+                // ID 0 has two lines: ID 2's first line is line 3.
+                click_line(3),
+                menu("Drive", "Initialize…"),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        let refusal = |id: u8| {
+            if id == startup {
+                format!(
+                    "Initialize refused: ID {id} is the startup disk (drive {boot_drive}). Start up from another disk to change it."
+                )
+            } else {
+                format!(
+                    "Initialize refused: the Mac is using ID {id} (drive {}); its volumes may be mounted. Put them away (drag them to the Trash) and restart without its driver, then try again.",
+                    other.number
+                )
+            }
+        };
+        assert_eq!(alert_texts(&s.seen), [refusal(0), refusal(2)], "{ctx}");
+        assert!(!s.window_titles().contains(&"Progress".into()), "{ctx}");
+        assert_eq!(image(&mut m, 0), disk, "{ctx}");
+        assert_eq!(image(&mut m, 2), disk, "{ctx}");
+    }
+}
+
+/// A write-protected drive: refused before any dialog, nothing written.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn initialize_refuses_a_write_protected_drive() {
+    let disk = ferrite_disk(BLOCKS as u32);
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, 0);
+        let cfg = DiskConfig {
+            write_protected: true,
+            ..ibm()
+        };
+        attach_image(&mut m, 3, &disk, cfg);
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(3),
+                menu("Drive", "Initialize…"),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert_eq!(
+            stop_alert_text(&s.seen),
+            "Initialize refused: ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks) is write-protected. Switch its write protection off (a jumper or switch on the drive or cartridge), then try again.",
+            "{ctx}"
+        );
+        assert!(
+            !s.seen.iter().any(|x| matches!(x, Seen::Dialog { .. })),
+            "{ctx}"
+        );
+        assert_eq!(image(&mut m, 3), disk, "{ctx}");
+    }
+}
+
+/// Drive Settings shows the caching page and turns the write cache off on the target.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn drive_settings_turns_the_write_cache_off() {
+    let disk = ferrite_disk(BLOCKS as u32);
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, 0);
+        let cfg = DiskConfig {
+            write_cache_enabled: true,
+            saving_supported: true,
+            ..ibm()
+        };
+        attach_image(&mut m, 3, &disk, cfg);
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(3),
+                menu("Drive", "Drive Settings…"),
+                Input::DialogItem(5),
+                Input::DialogItem(1),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        let items = s
+            .seen
+            .iter()
+            .find_map(|x| match x {
+                Seen::Dialog { items, .. } => Some(items.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{ctx}"));
+        assert_eq!(
+            items[3],
+            "Write cache on, read cache on. The write cache can be changed and the drive saves the setting.",
+            "{ctx}"
+        );
+        // The dialog showed the check box on; the click made the app turn it off.
+        let values: Vec<i16> = s
+            .seen
+            .iter()
+            .filter_map(|x| match x {
+                Seen::ControlValue { item: 5, value, .. } => Some(*value),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(values, [1, 0], "{ctx}");
+        assert_eq!(
+            alert_texts(&s.seen),
+            ["The write cache of ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks) is now off."],
+            "{ctx}"
+        );
+        let t = scsi_manager::bus(&mut m)
+            .target_as::<DiskTarget>(3)
+            .unwrap()
+            .mode_pages()
+            .wce();
+        assert!(!t, "{ctx}: the drive's caching page still has WCE");
+    }
+}
+
+/// Test lists exactly the injected medium errors; Reassign is offered and declined here.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn test_lists_exactly_the_injected_medium_errors() {
+    let disk = ferrite_disk(BLOCKS as u32);
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, 0);
+        attach_image(&mut m, 3, &disk, ibm());
+        {
+            let t = scsi_manager::bus(&mut m)
+                .target_as_mut::<DiskTarget>(3)
+                .unwrap();
+            t.inject_read_error(777);
+            t.inject_read_error(30_001);
+        }
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(3),
+                menu("Drive", "Test…"),
+                Input::DialogItem(1),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        let texts = alert_texts(&s.seen);
+        assert_eq!(
+            texts[0], "2 bad block(s) on ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks): 777, 30001.",
+            "{ctx}"
+        );
+        assert_eq!(
+            texts[1],
+            "Reassign blocks 777, 30001 of ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks) to spare blocks? The data they held is lost.",
+            "{ctx}"
+        );
+        assert!(s.window_titles().contains(&"Progress".into()), "{ctx}");
+        assert!(
+            s.seen.iter().any(
+                |x| matches!(x, Seen::Shape { window, op: "PaintRect", .. } if window == "Progress")
+            ),
+            "{ctx}: no progress bar"
+        );
+        assert_eq!(image(&mut m, 3), disk, "{ctx}: Test wrote to the disk");
+    }
+}
+
+/// ⌘-period in the progress window cancels Test.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn command_period_cancels_a_test() {
+    let disk = ferrite_disk(BLOCKS as u32);
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, 0);
+        attach_image(&mut m, 3, &disk, ibm());
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(3),
+                menu("Drive", "Test…"),
+                Input::CommandKey('.'),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert_eq!(
+            alert_texts(&s.seen),
+            ["Test of ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks) cancelled."],
+            "{ctx}"
+        );
+    }
+}
+
+/// No SCSI Manager at all: the window says so and the Drive menu is off.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn without_a_scsi_manager_the_window_says_so() {
+    for cpu in CPUS {
+        let mut m = Machine::new(cpu);
+        m.install_mac_os();
+        m.install_toolbox();
+        let run = launch(&mut m, vec![Input::CommandKey('q')]);
+        let s = &run.screen;
+        assert_eq!(
+            s.strings_drawn(),
+            ["No usable SCSI Manager on this Mac: Ferrite Setup cannot reach the SCSI bus."],
+            "{cpu}:\n{}",
+            s.transcript()
+        );
+        assert_eq!(s.seen.last(), Some(&Seen::Exit));
+    }
+}
+
+/// Update Driver over a foreign driver: the confirmation names the drive and what it
+/// carries, Ferrite's driver replaces it, the volume is byte for byte intact, and the bus list
+/// then shows Ferrite's driver.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn update_driver_replaces_a_foreign_driver_and_keeps_the_volume() {
+    // 24 KB of another vendor's driver (bytes from a fixed generator).
+    let mut x = 0x1234_5678u32;
+    let foreign: Vec<u8> = (0..24 * 1024)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    let mut d = TestDisk::new(foreign);
+    d.driver_name = "HDT Driver".into();
+    d.total_blocks = BLOCKS as u32;
+    let (disk, layout) = d.build();
+    let (vstart, vblocks) = layout.volumes[0];
+    let volume =
+        |img: &[u8]| img[vstart as usize * 512..(vstart + vblocks) as usize * 512].to_vec();
+    let version = env!("CARGO_PKG_VERSION");
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, 0);
+        attach_image(&mut m, 3, &disk, ibm());
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(3),
+                menu("Drive", "Update Driver…"),
+                Input::DialogItem(2),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        let texts = alert_texts(&s.seen);
+        assert_eq!(texts.len(), 2, "{ctx}");
+        assert!(
+            texts[0].starts_with("Update the driver of ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks)? Now: Apple partition map"),
+            "{ctx}"
+        );
+        assert!(texts[0].contains("HDT Driver"), "{ctx}");
+        assert!(
+            texts[1]
+                .starts_with("ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks): driver updated from ")
+                && texts[1].ends_with(&format!(
+                    "to Ferrite {version}; every volume kept. Restart to use it."
+                )),
+            "{ctx}"
+        );
+        println!(
+            "{cpu} v43={v43}: {} instructions; traps: {:?}",
+            run.instructions,
+            m.stats().trap_counts.keys().collect::<Vec<_>>()
+        );
+        let after = image(&mut m, 3);
+        assert_eq!(volume(&after), volume(&disk), "{ctx}: the volume changed");
+        assert_ne!(after, disk, "{ctx}: nothing was written");
+        let rows = s.strings_drawn();
+        assert!(
+            rows.last_chunk::<7>().is_some_and(|r| r
+                .iter()
+                .any(|l| l.ends_with(&format!("Ferrite {version} driver")))),
+            "{ctx}: the rescan does not show Ferrite's driver"
+        );
+    }
+}

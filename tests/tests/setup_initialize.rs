@@ -1,0 +1,262 @@
+//! Ferrite Setup initializes a blank disk through its dialogs, in the emulated Mac, on the
+//! 68000 and the 68040 under both SCSI Managers: the user clicks the disk in the SCSI Bus
+//! window, chooses Drive ▸ Initialize…, types two volumes, confirms the alert that names the
+//! drive, and the progress window runs. The disk then equals `ferrite init`'s with the same
+//! choices and date, byte for byte, and the Start Manager model boots it with both volumes
+//! mounted through Ferrite's driver. Refusals (write-protected drive, the startup disk, a
+//! disk whose volumes the Mac uses) say so and leave the disk as it was.
+
+#[path = "support/setup.rs"]
+mod support;
+
+use ferrite_emu::scsi::DiskTarget;
+use ferrite_emu::scsi_manager::{self, ScsiManagerConfig};
+use ferrite_emu::start_manager::{BootConfig, RomGeneration, boot};
+use ferrite_emu::toolbox::{AlertKind, Input, Seen};
+use ferrite_emu::{CpuModel, Machine};
+use support::*;
+
+/// The blank disk: 24 MB at ID 3.
+const ID: u8 = 3;
+const BLOCKS: u64 = 24 * 2048;
+/// Line of ID 3's first row (IDs 0–2 have one line each).
+const ID3_LINE: i16 = 3;
+/// Items of the Initialize dialog (DITL 129).
+const NAME1: i16 = 5;
+const SIZE1: i16 = 7;
+const NAME2: i16 = 9;
+const OK: i16 = 1;
+/// The confirming button of the caution alert.
+const CONFIRM: i16 = 2;
+
+fn date() -> u32 {
+    mac_seconds(2026, 12, 4, 3, 30, 0)
+}
+
+fn initialize_script() -> Vec<Input> {
+    vec![
+        click_line(ID3_LINE),
+        menu("Drive", "Initialize…"),
+        typing(NAME1, "System"),
+        typing(SIZE1, "10"),
+        typing(NAME2, "Data"),
+        Input::DialogItem(OK),
+        Input::DialogItem(CONFIRM),
+        Input::DialogItem(1),
+        Input::CommandKey('q'),
+    ]
+}
+
+fn boot_image(
+    cpu: CpuModel,
+    rom: RomGeneration,
+    image: &[u8],
+) -> ferrite_emu::start_manager::BootReport {
+    let mut m = Machine::new(cpu);
+    m.install_mac_os();
+    scsi_manager::install(
+        &mut m,
+        ScsiManagerConfig {
+            v43_present: rom == RomGeneration::ScsiManager43,
+            ..Default::default()
+        },
+    );
+    let mut t = DiskTarget::in_memory(BLOCKS, ibm()).unwrap();
+    t.write_store(0, image).unwrap();
+    scsi_manager::bus(&mut m).attach(ID, Box::new(t));
+    boot(&mut m, &BootConfig::new(rom)).unwrap_or_else(|e| panic!("{cpu} {rom:?}: {e}"))
+}
+
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn initializes_a_blank_disk_with_two_volumes_through_the_dialogs() {
+    let tmp = std::env::temp_dir().join(format!("ferrite-setup-init-{}.img", std::process::id()));
+    let expected = ferrite_init(
+        &tmp,
+        BLOCKS,
+        &[
+            "--volume",
+            "System:10M",
+            "--volume",
+            "Data",
+            "--write-cache",
+            "on",
+            "--date",
+            "2026-12-04T03:30:00",
+        ],
+    );
+    for cpu in CPUS {
+        for v43 in [true, false] {
+            let ctx0 = format!("{cpu} v43={v43}");
+            let mut m = machine(cpu, v43, date());
+            attach_blank(&mut m, ID, BLOCKS, ibm());
+            let run = launch(&mut m, initialize_script());
+            let s = &run.screen;
+            let ctx = format!("{ctx0}:\n{}", s.transcript());
+            assert_fits_small_screen(&s.seen);
+            // The click selected ID 3: its two lines are highlighted.
+            assert!(
+                s.seen.iter().any(|x| matches!(x, Seen::Shape { window, op: "InvertRect", rect } if window == BUS_WINDOW && rect[0] == FIRST_BASE + 3 * LINE_HEIGHT - 9)),
+                "{ctx}"
+            );
+            // The dialog named the drive; the typing reached its fields.
+            let dialog = s
+                .seen
+                .iter()
+                .find_map(|x| match x {
+                    Seen::Dialog { items, .. } => Some(items.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("no dialog\n{ctx}"));
+            assert_eq!(
+                dialog[2], "Initialize ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks)",
+                "{ctx}"
+            );
+            for (item, text) in [(NAME1, "System"), (SIZE1, "10"), (NAME2, "Data")] {
+                assert!(
+                    s.seen.contains(&Seen::Typed {
+                        dialog: String::new(),
+                        item,
+                        text: text.into()
+                    }),
+                    "{ctx}"
+                );
+            }
+            // The confirmation names the target and says all data will be lost; Cancel is
+            // the default.
+            let alerts = s.alerts();
+            let Seen::Alert {
+                kind: AlertKind::Caution,
+                texts,
+                buttons,
+                hit: CONFIRM,
+                ..
+            } = alerts[0]
+            else {
+                panic!("{ctx}")
+            };
+            assert_eq!(
+                texts[0],
+                "Initialize ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks)? All data on it will be lost. It will hold “System” (10.0 MB) and “Data” (the rest), with the Ferrite driver.",
+                "{ctx}"
+            );
+            assert_eq!(buttons, &["Cancel", "Initialize"], "{ctx}");
+            // The progress window came and went; the result is a note.
+            assert!(s.window_titles().contains(&"Progress".to_string()), "{ctx}");
+            let Seen::Alert {
+                kind: AlertKind::Note,
+                texts,
+                ..
+            } = alerts[1]
+            else {
+                panic!("{ctx}")
+            };
+            assert!(
+                texts[0].starts_with("ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks) is initialized: “System” (10.0 MB) and “Data” (the rest)"),
+                "{ctx}"
+            );
+            assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
+            assert!(run.unused_input.is_empty(), "{ctx}");
+            m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+            // The disk equals ferrite init's with the same choices and date.
+            let got = image(&mut m, ID);
+            assert_eq!(got.len(), expected.len());
+            if let Some(at) = got.iter().zip(&expected).position(|(a, b)| a != b) {
+                panic!(
+                    "{ctx0}: the disk differs from `ferrite init`'s at byte {at} (block {})",
+                    at / 512
+                );
+            }
+            // The Start Manager boots it: Ferrite's driver serves both volumes.
+            let rom = if v43 {
+                RomGeneration::ScsiManager43
+            } else {
+                RomGeneration::OriginalScsiManager
+            };
+            let report = boot_image(cpu, rom, &got);
+            let drivers: Vec<_> = report.drivers().collect();
+            assert_eq!(drivers.len(), 1, "{ctx0}\n{report}");
+            assert_eq!(drivers[0].id, ID);
+            assert_eq!(report.drives.len(), 2, "{ctx0}\n{report}");
+            let mut names: Vec<&str> = report.volumes.iter().map(|v| v.name.as_str()).collect();
+            names.sort();
+            assert_eq!(names, ["Data", "System"], "{ctx0}\n{report}");
+            assert!(report.errors.is_empty(), "{ctx0}\n{report}");
+        }
+    }
+}
+
+/// The dialog's mistakes come back in words and the dialog stays; the check boxes are the
+/// app's to toggle; Cancel in the confirmation leaves the blank disk blank.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn the_dialog_explains_mistakes_and_cancel_writes_nothing() {
+    for cpu in CPUS {
+        for v43 in [true, false] {
+            let mut m = machine(cpu, v43, date());
+            attach_blank(&mut m, ID, BLOCKS, ibm());
+            let run = launch(
+                &mut m,
+                vec![
+                    Input::Key('\u{1f}'),
+                    Input::Key('\u{1f}'),
+                    menu("Drive", "Initialize…"),
+                    typing(SIZE1, "20"),
+                    typing(NAME2, "Data"),
+                    typing(10, "20"),
+                    Input::DialogItem(12),
+                    Input::DialogItem(12),
+                    Input::DialogItem(11),
+                    Input::DialogItem(OK),
+                    Input::DialogItem(1),
+                    typing(10, ""),
+                    Input::Return,
+                    Input::Return,
+                    Input::CommandKey('q'),
+                ],
+            );
+            let s = &run.screen;
+            let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+            assert_fits_small_screen(&s.seen);
+            assert_eq!(
+                alert_texts(&s.seen),
+                [
+                    "The volumes ask for 40 MB, more than the disk's 24 MB. Make them smaller.",
+                    "Initialize ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks)? All data on it will be lost. It will hold “Macintosh HD” (20.0 MB) and “Data” (the rest), with the Ferrite driver.",
+                ],
+                "{ctx}"
+            );
+            // Return in the confirmation is Cancel (its default item).
+            let hits: Vec<i16> = s
+                .seen
+                .iter()
+                .filter_map(|x| match x {
+                    Seen::Alert { hit, .. } => Some(*hit),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(hits, [1, 1], "{ctx}");
+            // The app set the write cache box on, then toggled low-level format on and off
+            // and the write cache off.
+            let values: Vec<(i16, i16)> = s
+                .seen
+                .iter()
+                .filter_map(|x| match x {
+                    Seen::ControlValue { item, value, .. } => Some((*item, *value)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(values, [(11, 1), (12, 1), (12, 0), (11, 0)], "{ctx}");
+            assert!(
+                !s.window_titles().contains(&"Progress".to_string()),
+                "{ctx}"
+            );
+            assert!(
+                image(&mut m, ID).iter().all(|&b| b == 0),
+                "{ctx}: the disk was written"
+            );
+            assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
+            m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! Shared set-up for the scripted tests of Ferrite Setup (`target/m68k/FerriteSetup.bin`) in
+//! the emulated Mac: a machine with the SCSI Manager and virtual disks, the application
+//! launched with a script, the disk images afterwards, and `ferrite init` on the host for
+//! comparison.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ferrite_emu::scsi::{DiskConfig, DiskTarget};
+use ferrite_emu::scsi_manager::{self, ScsiManagerConfig};
+use ferrite_emu::toolbox::{AppRun, Input, Launch, Seen};
+use ferrite_emu::{CpuModel, Machine};
+use ferrite_formatter::macbinary;
+
+pub const CPUS: [CpuModel; 2] = [CpuModel::M68000, CpuModel::M68040];
+pub const NEEDS: &str = "needs the m68k build: run `cargo xtask test`";
+/// Low-memory `Time` ($20C): the Mac's clock in seconds since 1904, which `GetDateTime`
+/// returns (the model does not run the clock: a test sets it).
+pub const TIME: u32 = 0x20C;
+/// The SCSI Bus window's title and list geometry (setup/src/ui/bus_list.rs: the first row's
+/// base line is 34, rows are 12 pixels apart, each starting 9 pixels above its base line).
+pub const BUS_WINDOW: &str = "SCSI Bus";
+pub const FIRST_BASE: i16 = 34;
+pub const LINE_HEIGHT: i16 = 12;
+/// The 512 × 342 screen of the compact Macs: every window must fit.
+pub const SMALL_SCREEN: [i16; 4] = [0, 0, 342, 512];
+
+pub fn m68k_dir() -> PathBuf {
+    std::env::var_os("FERRITE_M68K_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/m68k"))
+}
+
+pub fn m68k_file(name: &str) -> Vec<u8> {
+    let path = m68k_dir().join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; {NEEDS}", path.display()))
+}
+
+/// The application's resource fork, from the MacBinary file the build ships.
+pub fn setup_fork() -> Vec<u8> {
+    macbinary::parse(&m68k_file("FerriteSetup.bin"))
+        .expect("FerriteSetup.bin is MacBinary")
+        .rsrc
+}
+
+/// A Mac with the SCSI Manager (4.3 or the original one) and the clock at `date`.
+pub fn machine(cpu: CpuModel, v43: bool, date: u32) -> Machine {
+    let mut m = Machine::new(cpu);
+    m.install_mac_os();
+    scsi_manager::install(
+        &mut m,
+        ScsiManagerConfig {
+            v43_present: v43,
+            ..Default::default()
+        },
+    );
+    m.write_u32(TIME, date);
+    m
+}
+
+/// A blank IBM disk of `blocks` at `id`.
+pub fn attach_blank(m: &mut Machine, id: u8, blocks: u64, cfg: DiskConfig) {
+    scsi_manager::bus(m).attach(id, Box::new(DiskTarget::in_memory(blocks, cfg).unwrap()));
+}
+
+pub fn ibm() -> DiskConfig {
+    DiskConfig {
+        vendor: "IBM".into(),
+        product: "DORS-31080".into(),
+        revision: "WA6A".into(),
+        ..DiskConfig::default()
+    }
+}
+
+/// Launch Ferrite Setup with `script`.
+pub fn launch(m: &mut Machine, script: Vec<Input>) -> AppRun {
+    m.launch_application(&Launch {
+        name: b"Ferrite Setup".to_vec(),
+        fork: setup_fork(),
+        script,
+    })
+    .unwrap_or_else(|e| {
+        let p = m.toolbox().dm.params.clone();
+        let t = m.toolbox().screen.transcript();
+        panic!(
+            "{e}\n^0 = {:?}\n^1 = {:?}\n{t}",
+            String::from_utf8_lossy(&p[0]),
+            String::from_utf8_lossy(&p[1]),
+        )
+    })
+}
+
+/// A click on line `line` (0 = the first row, ID 0) of the SCSI Bus window.
+pub fn click_line(line: i16) -> Input {
+    Input::Click {
+        window: BUS_WINDOW.into(),
+        h: 60,
+        v: FIRST_BASE + LINE_HEIGHT * line - 3,
+    }
+}
+
+pub fn menu(menu: &str, item: &str) -> Input {
+    Input::Menu {
+        menu: menu.into(),
+        item: item.into(),
+    }
+}
+
+pub fn typing(item: i16, text: &str) -> Input {
+    Input::Type {
+        item,
+        text: text.into(),
+    }
+}
+
+/// The whole store of the disk at `id`.
+pub fn image(m: &mut Machine, id: u8) -> Vec<u8> {
+    let t = scsi_manager::bus(m)
+        .target_as_mut::<DiskTarget>(id)
+        .expect("a DiskTarget");
+    let blocks = t.blocks();
+    t.read_store(0, blocks).unwrap()
+}
+
+/// Every window and dialog the application opened lies on a 512 × 342 screen.
+pub fn assert_fits_small_screen(seen: &[Seen]) {
+    for s in seen {
+        if let Seen::WindowOpened { title, bounds, .. } = s {
+            assert!(
+                bounds[0] >= 20
+                    && bounds[1] >= 0
+                    && bounds[2] <= SMALL_SCREEN[2]
+                    && bounds[3] <= SMALL_SCREEN[3],
+                "{title:?} at {bounds:?} does not fit a 512 × 342 screen below the menu bar"
+            );
+        }
+    }
+}
+
+/// Mac seconds (since 1904-01-01 UTC) of a UTC date and time.
+pub fn mac_seconds(y: i64, mo: i64, d: i64, h: i64, mi: i64, s: i64) -> u32 {
+    // Days from the civil date (proleptic Gregorian), relative to 1904-01-01.
+    let days = |y: i64, m: i64, d: i64| {
+        let y = if m <= 2 { y - 1 } else { y };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = (m + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        era * 146_097 + doe
+    };
+    let n = days(y, mo, d) - days(1904, 1, 1);
+    (n * 86_400 + h * 3600 + mi * 60 + s) as u32
+}
+
+/// The host `ferrite` command (built next to the test binaries by `cargo test --workspace`;
+/// built here when missing).
+pub fn ferrite_command() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let bin = dir.join("ferrite");
+    if !bin.exists() {
+        let st = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "ferrite-formatter",
+                "--bin",
+                "ferrite",
+            ])
+            .status()
+            .expect("cargo build of the ferrite command");
+        assert!(st.success());
+    }
+    bin
+}
+
+/// `ferrite init` of a `blocks`-block image at `path` with these extra arguments, the
+/// m68k build's driver and no Ferrite Setup on the volumes.
+pub fn ferrite_init(path: &Path, blocks: u64, args: &[&str]) -> Vec<u8> {
+    let _ = std::fs::remove_file(path);
+    let out = Command::new(ferrite_command())
+        .arg("init")
+        .arg(path)
+        .arg("--size")
+        .arg(format!("{}", blocks * 512))
+        .arg("--no-setup-app")
+        .arg("--driver")
+        .arg(m68k_dir().join("ferrite-driver.bin"))
+        .args(args)
+        .output()
+        .expect("runs ferrite");
+    assert!(
+        out.status.success(),
+        "ferrite init: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = std::fs::read(path).unwrap();
+    let _ = std::fs::remove_file(path);
+    img
+}
+
+/// The alerts' first texts, in order.
+pub fn alert_texts(seen: &[Seen]) -> Vec<String> {
+    seen.iter()
+        .filter_map(|s| match s {
+            Seen::Alert { texts, .. } => texts.first().cloned(),
+            _ => None,
+        })
+        .collect()
+}
