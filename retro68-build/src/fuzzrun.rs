@@ -24,6 +24,8 @@ const M68K_BUILD: &str = "building for the 68k:";
 pub struct Campaign {
     pub root: PathBuf,
     pub seed: u64,
+    /// The index of the first program.
+    pub first: u32,
     /// Programs in all (at least one batch).
     pub programs: u32,
     pub batch: u32,
@@ -74,16 +76,44 @@ pub struct BatchRun {
 impl Campaign {
     fn options(&self, batch_file: &Path) -> Options {
         let mut o = Options::standard(&self.root);
-        let variant = if self.repair {
-            "codegen-fuzz"
-        } else {
-            "codegen-fuzz-norepair"
-        };
+        // One build directory per work directory: campaigns may run side by side.
+        let variant = self
+            .work_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "codegen-fuzz".into());
         o.build_dir = self.root.join("target/m68k-build").join(variant);
         o.out_dir = self.work_dir.join("m68k");
         o.repair_hazards = self.repair;
         o.crate_env = vec![(PROGRAMS_ENV, batch_file.to_path_buf())];
         o
+    }
+
+    /// A new build directory starts as a copy of the codegen suite's cargo target directories
+    /// of the standard build, when they exist: the same `core`, `alloc` and
+    /// `compiler_builtins`, built with the same flags, so only the programs are compiled.
+    fn seed_build_dir(&self, opts: &Options) -> Result<()> {
+        let standard = self.root.join("target/m68k-build/standard");
+        for (fuzz, suite) in [
+            ("codegen-fuzz", "codegen-suite"),
+            ("codegen-fuzz-linux", "codegen-suite-linux"),
+        ] {
+            let (from, to) = (standard.join(suite), opts.build_dir.join(fuzz));
+            if to.exists() || !from.is_dir() {
+                continue;
+            }
+            std::fs::create_dir_all(&opts.build_dir)?;
+            let st = Command::new("cp")
+                .arg("-a")
+                .arg(&from)
+                .arg(&to)
+                .status()
+                .context("could not run cp")?;
+            if !st.success() {
+                bail!("copying {} to {} failed", from.display(), to.display());
+            }
+        }
+        Ok(())
     }
 
     /// Build and run `programs` (with statements left out as given); `runner` is ferrite-emu's
@@ -123,6 +153,7 @@ impl Campaign {
         std::fs::write(&host_file, &host.stdout)?;
         // The 68k builds, through the whole pipeline.
         let opts = self.options(&batch_file);
+        self.seed_build_dir(&opts)?;
         let mut paths = Vec::new();
         let mut verifier_findings = 0;
         let mut finding_addrs = Vec::new();
@@ -182,12 +213,13 @@ impl Campaign {
     pub fn run(&self, runner: &dyn Fn() -> Command) -> Result<Summary> {
         let start = Instant::now();
         let mut s = Summary::default();
-        let mut next = 0u32;
-        while next < self.programs {
+        let mut next = self.first;
+        let end = self.first.saturating_add(self.programs);
+        while next < end {
             if self.time_limit.is_some_and(|t| start.elapsed() >= t) {
                 break;
             }
-            let n = self.batch.min(self.programs - next);
+            let n = self.batch.min(end - next);
             let programs: Vec<(GenProgram, BTreeSet<usize>)> = (next..next + n)
                 .map(|i| (fuzzgen::generate(self.seed, i), BTreeSet::new()))
                 .collect();
@@ -229,7 +261,7 @@ impl Campaign {
             }
             next += n;
             s.batches += 1;
-            s.programs = next;
+            s.programs = next - self.first;
             println!(
                 "codegen fuzz: {} programs in {} batches, {:.0} s, {} mismatching",
                 s.programs,
@@ -307,20 +339,13 @@ impl Campaign {
                     v.extend(c.iter().copied());
                     variants.push(v);
                 }
-                if chunk == 1 || variants.len() > 120 {
+                if chunk == 1 || variants.len() > 40 {
                     break;
                 }
                 chunk = chunk.div_ceil(2);
             }
-            let batch: Vec<(GenProgram, BTreeSet<usize>)> = variants
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let mut q = p.clone();
-                    q.name = format!("r{i}");
-                    (q, v.clone())
-                })
-                .collect();
+            let batch: Vec<(GenProgram, BTreeSet<usize>)> =
+                variants.iter().map(|v| (p.clone(), v.clone())).collect();
             let tag = format!("reduce-{}-p{index}-{round}", self.seed);
             let r = match self.run_batch(&tag, &batch, runner) {
                 Ok(r) => r,

@@ -28,6 +28,7 @@ mod collections;
 mod dispatch;
 mod endian;
 mod fmt;
+mod fuzzfound;
 mod loops;
 mod matches;
 mod mem;
@@ -58,6 +59,7 @@ const PARTS: &[&[Case]] = &[
     structs::CASES,
     misc::CASES,
     stackidx::CASES,
+    fuzzfound::CASES,
 ];
 
 const fn total() -> usize {
