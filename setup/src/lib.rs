@@ -26,11 +26,3 @@ mod application;
 #[cfg(target_arch = "m68k")]
 mod scsi;
 
-/// The C `abort`, which the M68k backend calls for `core::intrinsics::abort` — in the
-/// formatter core, the slice sorts' check of a comparison that is not a total order. A bug,
-/// so a panic: the runtime shows the stop alert with the message.
-#[cfg(target_arch = "m68k")]
-#[unsafe(no_mangle)]
-pub extern "C" fn abort() -> ! {
-    panic!("abort: a sort's comparison is not a total order")
-}

@@ -123,7 +123,10 @@ pub fn format_volume<D: BlockDevice + ?Sized>(
         return Err(HfsError::VolumeSize { sectors: g.sectors });
     }
     let tree_len = tb as u64 * blk;
-    let nodes = (tree_len / NODE_SIZE as u64).min(u32::MAX as u64) as u32;
+    // `u64::min` followed by a truncating cast is miscompiled by LLVM's M68k
+    // back end (docs/codegen-conformance.md, case `u64_min_then_truncate`);
+    // `try_from` states the same saturation without it.
+    let nodes = u32::try_from(tree_len / NODE_SIZE as u64).unwrap_or(u32::MAX);
     let block_offset = |b: u64| g.first_alloc_sector as u64 * 512 + b * blk;
 
     // Boot blocks.

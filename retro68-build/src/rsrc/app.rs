@@ -145,10 +145,9 @@ pub fn code1(image: &FlatImage, entry: &str, stub: &[u8]) -> Result<Vec<u8>> {
     }
     decode_relocs(&image.relocs, image.image.len() as u32)
         .map_err(|e| anyhow::anyhow!("bad relocation table: {e}"))?;
-    if !image.image.len().is_multiple_of(2) {
-        bail!("image length {} is odd", image.image.len());
-    }
-    let stored = image.image.len() + image.bss_len as usize;
+    // The stub and the relocation table after the image want word alignment: an image (plus
+    // bss) of odd length gets one more zero byte, which no address in the image names.
+    let stored = (image.image.len() + image.bss_len as usize).next_multiple_of(2);
     let mut out = Vec::with_capacity(image_offset + stored + image.relocs.len());
     out.extend_from_slice(&[0x00, 0x00, 0x00, 0x01]); // first entry at jump-table offset 0, 1 entry
     out.extend_from_slice(stub);
@@ -387,6 +386,20 @@ mod tests {
         wrong[3] += 2;
         assert!(code1(&img, "main", &wrong).is_err());
         assert!(code1(&img, "main", &fake_stub(5)).is_err());
+    }
+
+    #[test]
+    fn an_odd_image_is_padded_not_refused() {
+        let mut img = image();
+        img.image.push(0xAB);
+        img.bss_len = 0;
+        let c = code1(&img, "main", &fake_stub(6)).unwrap();
+        let l = parse_code1(&c).unwrap();
+        assert_eq!(l.stored_len, 14, "13 bytes stored as 14");
+        let at = l.image_offset;
+        assert_eq!(&c[at..at + 13], &img.image[..]);
+        assert_eq!(c[at + 13], 0, "the pad byte is zero");
+        assert_eq!(&c[at + 14..], &img.relocs[..], "relocations word-aligned after it");
     }
 
     #[test]

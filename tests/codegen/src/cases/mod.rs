@@ -34,6 +34,7 @@ mod matches;
 mod mem;
 mod misc;
 mod recursion;
+mod regress;
 mod slices;
 mod stackidx;
 mod statics;
@@ -60,6 +61,7 @@ const PARTS: &[&[Case]] = &[
     misc::CASES,
     stackidx::CASES,
     fuzzfound::CASES,
+    regress::CASES,
 ];
 
 const fn total() -> usize {
