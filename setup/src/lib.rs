@@ -25,4 +25,3 @@ pub mod words;
 mod application;
 #[cfg(target_arch = "m68k")]
 mod scsi;
-

@@ -335,7 +335,12 @@ fn bus_window_pixels_match_the_recorded_layout() {
             (0..w as i32).all(|x| px(x, MENU_BAR_HEIGHT as i32 - 1)),
             "{ctx}"
         );
-        let titles: Vec<Vec<u8>> = vec![vec![0x14], b"File".to_vec(), b"Edit".to_vec()];
+        let titles: Vec<Vec<u8>> = vec![
+            vec![0x14],
+            b"File".to_vec(),
+            b"Edit".to_vec(),
+            b"Drive".to_vec(),
+        ];
         let mut ink = Vec::new();
         for (t, (l, _)) in titles.iter().zip(chrome::menu_title_spans(&titles)) {
             ink.extend(expected_ink(
@@ -495,7 +500,12 @@ fn file_menu_pixels() {
     let (screen, record) = shoot(scene);
     let ctx = record.transcript();
     let px = |x: i32, y: i32| screen.get(x, y);
-    let titles: Vec<Vec<u8>> = vec![vec![0x14], b"File".to_vec(), b"Edit".to_vec()];
+    let titles: Vec<Vec<u8>> = vec![
+        vec![0x14],
+        b"File".to_vec(),
+        b"Edit".to_vec(),
+        b"Drive".to_vec(),
+    ];
     let (l, r) = chrome::menu_title_spans(&titles)[1];
     let (l, r) = (l as i32, r as i32);
     assert!(
