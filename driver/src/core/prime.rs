@@ -14,8 +14,7 @@
 //!   it when they have been idle for the settings' time (`control::idle_flush`).
 
 use super::command::{Step, recover, stage_transfer, staged_step};
-use super::scsi_old::chunk_cap;
-use super::scsi_old::old_transfer;
+use super::scsi_old::{chunk_cap, old_transfer};
 use super::scsi43::{Slot, fill_pb43, map_transport, outcome43, pb_address, rearm_transfer43};
 use super::*;
 use crate::mac::at;
@@ -145,9 +144,9 @@ pub(super) fn finish_transfer(pb_addr: u32, dce_addr: u32, count: u32) {
 
 /// The active request on the original SCSI Manager, synchronously, chunk by chunk: its
 /// result when it ended, `SCSI_REQUEST_IN_PROGRESS` when a step cannot be done now (NOT
-/// READY, a busy bus) and the VBL task takes it up again later ([`vbl_retry`]) — never by waiting here,
-/// where the driver may run at interrupt level. The request's progress is kept in locals
-/// and written back only for the VBL task.
+/// READY, a busy bus) and the VBL task takes it up again later ([`vbl_retry`]) — never by
+/// waiting here, where the driver may run at interrupt level. The request's progress is
+/// kept in locals and written back only for the VBL task.
 #[inline(never)]
 fn run_old(g: &mut Globals, dce_addr: u32) -> i16 {
     let (mut lba, mut left, mut buf) = (g.active_lba, g.active_left, g.active_buf);
