@@ -187,53 +187,85 @@ ferrite_trap_available:
         move.l  (%sp)+,%a2
         rts
 | The original SCSI Manager (_SCSIDispatch, Pascal: the result word, the arguments, then the
-| selector; the trap pops all but the result). One entry per routine, so each call passes
-| only its own arguments (C ABI, on the stack):
-|   i16 ferrite_scsi_get(void)                                   1 SCSIGet
-|   i16 ferrite_scsi_select(u32 id)                              2 SCSISelect(targetID: short)
-|   i16 ferrite_scsi_cmd(u32 buf, u32 count)                     3 SCSICmd(buffer: Ptr; count: short)
-|   i16 ferrite_scsi_finish(u32 stat, u32 msg, u32 wait)         4 SCSIComplete(stat, message: ^short; wait: long)
-|   i16 ferrite_scsi_data(u32 selector, u32 tib)                 5/6/8/9 SCSIRead/Write/RBlind/WBlind(tib: Ptr)
-        .globl  ferrite_scsi_get, ferrite_scsi_select, ferrite_scsi_cmd
-        .globl  ferrite_scsi_finish, ferrite_scsi_data
-ferrite_scsi_get:
-        clr.w   -(%sp)                  | result
+| selector; the trap pops all but the result and keeps D3-D7/A2-A6). One transaction in one
+| call (C ABI):
+|
+|   u32 ferrite_old_io(OldIo *io, u8 *cdb, u32 len_sel)
+|
+| SCSIGet (1); SCSISelect (2) of io->id; SCSICmd (3) of the CDB, len_sel's high word its
+| length; the data call of selector len_sel's low word (5/6/8/9 SCSIRead/Write/RBlind/WBlind)
+| with io's TIB, none when 0; SCSIComplete (4) into io->stat and io->msg, waiting 300 ticks —
+| after every selected command, also when SCSICmd failed (mac-facts §7.3). The decisions stay
+| with the caller (`core/scsi_old.rs`): D0 = 0 when every call answered noErr. Otherwise its
+| high word is the call that failed first — 1 SCSIGet, 2 SCSISelect (nothing more called; the
+| low word is that call's result), 3 SCSICmd (no data call), 4 the data call (for 3 and 4 the
+| failed call's result is in io->data), 0 only SCSIComplete — and for 0, 3 and 4 the low word
+| is SCSIComplete's result. io->data is 0 when the data call answered noErr or there was none.
+| The OldIo offsets are asserted in core/scsi_old.rs.
+        .equ    .LIO_STAT, 0
+        .equ    .LIO_MSG, 2
+        .equ    .LIO_ID, 4
+        .equ    .LIO_DATA, 6
+        .equ    .LIO_TIB, 8
+        .globl  ferrite_old_io
+| Stack after saving A2: 4 return address, 8 io, 12 cdb, 16 len_sel (18 its low word).
+ferrite_old_io:
+        move.l  %a2,-(%sp)
+        movea.l 8(%sp),%a2
+        subq.l  #2,%sp                  | the result word
         move.w  #1,-(%sp)
-        bra.s   scsi_dispatch
-ferrite_scsi_select:
-        move.l  4(%sp),%d1
-        clr.w   -(%sp)
-        move.w  %d1,-(%sp)
-        move.w  #2,-(%sp)
-        bra.s   scsi_dispatch
-ferrite_scsi_cmd:
-        move.l  4(%sp),%d1
-        move.l  8(%sp),%d0
-        clr.w   -(%sp)
-        move.l  %d1,-(%sp)
-        move.w  %d0,-(%sp)
-        move.w  #3,-(%sp)
-        bra.s   scsi_dispatch
-ferrite_scsi_finish:
-        move.l  4(%sp),%d0
-        move.l  8(%sp),%d1
-        move.l  12(%sp),%a0
-        clr.w   -(%sp)
-        move.l  %d0,-(%sp)
-        move.l  %d1,-(%sp)
-        move.l  %a0,-(%sp)
-        move.w  #4,-(%sp)
-        bra.s   scsi_dispatch
-ferrite_scsi_data:
-        move.l  4(%sp),%d0
-        move.l  8(%sp),%d1
-        clr.w   -(%sp)
-        move.l  %d1,-(%sp)
-        move.w  %d0,-(%sp)
-scsi_dispatch:
-        .short  0xA815                  | _SCSIDispatch
+        .short  0xA815                  | SCSIGet
         move.w  (%sp)+,%d0
-        ext.l   %d0
+        bne.s   8f
+        subq.l  #2,%sp
+        move.w  .LIO_ID(%a2),-(%sp)
+        move.w  #2,-(%sp)
+        .short  0xA815                  | SCSISelect(id)
+        move.w  (%sp)+,%d0
+        bne.s   7f
+        subq.l  #2,%sp
+        move.l  14(%sp),-(%sp)          | cdb
+        move.w  22(%sp),-(%sp)          | its length
+        move.w  #3,-(%sp)
+        .short  0xA815                  | SCSICmd(cdb, length)
+        move.w  (%sp)+,%d0
+        bne.s   5f
+        move.w  18(%sp),%d0             | the data call
+        beq.s   1f
+        subq.l  #2,%sp
+        pea     .LIO_TIB(%a2)
+        move.w  %d0,-(%sp)
+        .short  0xA815                  | SCSIRead/Write/RBlind/WBlind(tib)
+        move.w  (%sp)+,%d0
+        move.w  %d0,.LIO_DATA(%a2)
+        beq.s   2f
+        moveq   #4,%d0
+        bra.s   3f
+5:      move.w  %d0,.LIO_DATA(%a2)
+        moveq   #3,%d0
+        bra.s   3f
+1:      clr.w   .LIO_DATA(%a2)
+2:      moveq   #0,%d0
+3:      move.w  %d0,-(%sp)              | which call failed: 0, 3 or 4
+        subq.l  #2,%sp
+        pea     .LIO_STAT(%a2)
+        pea     .LIO_MSG(%a2)
+        move.l  #300,-(%sp)
+        move.w  #4,-(%sp)
+        .short  0xA815                  | SCSIComplete(&stat, &msg, 300)
+        move.w  (%sp)+,%d1              | its result
+        move.w  (%sp)+,%d0
+        swap    %d0
+        move.w  %d1,%d0
+        movea.l (%sp)+,%a2
+        rts
+7:      moveq   #2,%d1
+        bra.s   9f
+8:      moveq   #1,%d1
+9:      swap    %d1
+        move.w  %d0,%d1
+        move.l  %d1,%d0
+        movea.l (%sp)+,%a2
         rts
 | void ferrite_panic(void): a Rust panic (a bug): tell the debugger, then stop here.
         .globl  ferrite_panic

@@ -11,11 +11,7 @@ unsafe extern "C" {
     fn ferrite_post_event(what: u32, message: u32) -> i32;
     fn ferrite_scsi_action(pb: u32) -> i32;
     fn ferrite_trap_available(trap: u32) -> u32;
-    fn ferrite_scsi_get() -> i32;
-    fn ferrite_scsi_select(id: u32) -> i32;
-    fn ferrite_scsi_cmd(buf: u32, count: u32) -> i32;
-    fn ferrite_scsi_finish(stat: u32, msg: u32, wait: u32) -> i32;
-    fn ferrite_scsi_data(selector: u32, tib: u32) -> i32;
+    fn ferrite_old_io(io: u32, cdb: u32, len_sel: u32) -> u32;
     fn ferrite_panic() -> !;
     fn ferrite_scsi_completion();
     fn ferrite_vbl_task();
@@ -222,34 +218,15 @@ pub fn trap_available(trap: u16) -> bool {
     unsafe { ferrite_trap_available(trap as u32) != 0 }
 }
 
-/// `SCSIGet` (original SCSI Manager).
-pub fn scsi_get() -> i16 {
-    // SAFETY: trap glue.
-    unsafe { ferrite_scsi_get() as i16 }
-}
-
-/// `SCSISelect(id)`.
-pub fn scsi_select(id: u8) -> i16 {
-    // SAFETY: trap glue.
-    unsafe { ferrite_scsi_select(id as u32) as i16 }
-}
-
-/// `SCSICmd` of the `count`-byte CDB at `buf` (in our globals).
-pub fn scsi_cmd(buf: u32, count: u8) -> i16 {
-    // SAFETY: trap glue; the CDB is in our globals.
-    unsafe { ferrite_scsi_cmd(buf, count as u32) as i16 }
-}
-
-/// `SCSIComplete(stat, msg, wait)`: the status and message words in our globals.
-pub fn scsi_complete(stat: u32, msg: u32, wait: u32) -> i16 {
-    // SAFETY: trap glue; both words are in our globals.
-    unsafe { ferrite_scsi_finish(stat, msg, wait) as i16 }
-}
-
-/// `SCSIRead`/`SCSIWrite`/`SCSIRBlind`/`SCSIWBlind` (`selector`) with the TIB at `tib`.
-pub fn scsi_data(selector: u16, tib: u32) -> i16 {
-    // SAFETY: trap glue; the TIB is in our globals and names the caller's buffer.
-    unsafe { ferrite_scsi_data(selector as u32, tib) as i16 }
+/// One original-SCSI-Manager transaction (`glue.S`, `ferrite_old_io`): `SCSIGet`,
+/// `SCSISelect`, `SCSICmd` of the CDB at `cdb` (`len_sel`'s high word its length), the data
+/// call of selector `len_sel & $FFFF` (none when 0) with the TIB in the block `io`, then
+/// `SCSIComplete` into its status and message words. 0 when every call answered `noErr`;
+/// otherwise the call that failed (high word) and a result (low word), as the glue says.
+pub fn old_io(io: u32, cdb: u32, len_sel: u32) -> u32 {
+    // SAFETY: trap glue; `io` and the CDB are in our globals, the TIB names the caller's
+    // buffer.
+    unsafe { ferrite_old_io(io, cdb, len_sel) }
 }
 
 /// Address of the DRVR header.

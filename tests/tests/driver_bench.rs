@@ -137,18 +137,16 @@ fn driver_benchmarks() {
 }
 
 /// Driver cycles a single-block read may take (the mean over the benchmark's reads), by CPU
-/// and SCSI Manager. Issue 14's targets are 450 / 3,200 (68040 / 68000) on the original SCSI
-/// Manager and 500 / 3,500 under SCSI Manager 4.3. SCSI Manager 4.3 meets them (measured
-/// 427 / 3,319); the original SCSI Manager does not yet (measured 725 / 5,084: five trap calls
-/// per command, and Prime, the transaction and the recovery in three functions), so its
-/// budgets are what was reached and its targets stay open. Before this work: 1,519 / 11,690
-/// under 4.3 and 1,436 / 11,120 on the original SCSI Manager.
+/// and SCSI Manager: issue 14's targets, 500 / 3,500 (68040 / 68000) under SCSI Manager 4.3
+/// and 450 / 3,200 on the original SCSI Manager. Measured: 423 / 3,291 and 447 / 3,178
+/// (`docs/driver.md`, "Per-request cost"). Before this work: 1,519 / 11,690 under 4.3 and
+/// 1,436 / 11,120 on the original SCSI Manager.
 fn single_read_budget(cpu: CpuModel, rom: RomGeneration) -> u64 {
     match (cpu, rom) {
         (CpuModel::M68040, RomGeneration::ScsiManager43) => 500,
         (CpuModel::M68000, RomGeneration::ScsiManager43) => 3_500,
-        (CpuModel::M68040, _) => 750,
-        _ => 5_200,
+        (CpuModel::M68040, _) => 450,
+        _ => 3_200,
     }
 }
 

@@ -40,6 +40,8 @@ pub(super) fn install(kind: u32, d5: u32) -> Result<(), i16> {
     g.ref_num = ref_num;
     g.bus = bus;
     g.target = target;
+    g.io = core::ptr::addr_of!(g.old) as u32;
+    mac::poke16(g.io + 4, target as u16); // `old.id`
     g.lun = lun;
     g.use43 = mac::trap_available(ferrite_shared::mac::trap::SCSI_ATOMIC) as u8;
     // A block that fails its check: write-through (`Settings::FALLBACK`).

@@ -94,7 +94,8 @@ pub struct Globals {
     pub write_cache_on: u8,
     pub in_prime: u8,
     pub ndrives: u16,
-    /// Most blocks per command on the original SCSI Manager (0 = no cap; settings block).
+    /// Most blocks per command on the original SCSI Manager (the settings block's cap; its
+    /// 0, no cap, kept as READ(10)'s 65,535).
     pub max_blocks_old: u16,
     // The asynchronous request in flight (SCSI Manager 4.3), 0 if none.
     pub active_pb: u32,
@@ -105,18 +106,25 @@ pub struct Globals {
     pub early_done: u8,
     /// The async command in flight is the START STOP UNIT a NOT READY asked for.
     pub starting: u8,
+    /// NOT READY waits of the active request so far (in what was padding: Prime sets it).
+    pub not_ready_waits: u8,
     pub early_result: i16,
     /// The asynchronous parameter block holds a READ(10)/WRITE(10) of ours, made by
     /// [`scsi43::fill_pb43`]: the next transfer only changes what differs
     /// ([`scsi43::rearm_transfer43`]).
     pub async_armed: u8,
+    /// The medium was ejected, or the drive said it may have changed (UNIT ATTENTION 28/00
+    /// after install): no I/O until accRun has read the new one ([`control::reread`]). In
+    /// what was padding: Prime reads it.
+    pub medium_changed: u8,
     pub active_lba: u32,
     pub active_left: u32,
     pub active_buf: u32,
     pub active_chunk: u32,
     pub active_total: u32,
-    pub stat: u16,
-    pub msg: u16,
+    /// The address of [`Globals::old`] (set at install): the original SCSI Manager's hot path
+    /// reaches the block and the CDB after it from this base, by short displacements.
+    pub io: u32,
     /// Synchronous commands running now (the VBL task's retries wait for 0).
     pub in_command: u8,
     /// SCSI Manager 4.3 arrived after install and the cross-reference is registered: the next
@@ -126,18 +134,17 @@ pub struct Globals {
     /// SIM owns them from `SCSIAction` to the completion.
     pub pb: ScsiExecIoPb,
     pub sense: [u8; 32],
-    /// The CDB of the command in progress ([`command::staged_step`]).
+    /// The original SCSI Manager's transaction: status, message and TIB ([`scsi_old`]).
+    pub old: scsi_old::OldIo,
+    /// The CDB of the command in progress ([`command::staged_step`]); right after `old`
+    /// ([`scsi_old::CDB_FROM_IO`]).
     pub cdb: [u8; 16],
-    pub tib: [u8; 40],
     /// REQUEST SENSE's CDB on the original SCSI Manager (the command's stays in `cdb`).
     pub rs_cdb: [u8; 6],
     pub drives: [Drive; MAX_DRIVES],
     /// Every synchronous command's (install, immediate Prime, Control).
     pub spb: ScsiExecIoPb,
     pub ssense: [u8; 32],
-    /// The medium was ejected, or the drive said it may have changed (UNIT ATTENTION 28/00
-    /// after install): no I/O until accRun has read the new one ([`control::reread`]).
-    pub medium_changed: u8,
     pub dce: u32,
     pub ref_num: i16,
     pub target: u8,
@@ -149,8 +156,6 @@ pub struct Globals {
     /// The MODE SENSE header said WP (write protected).
     pub write_protected: u8,
     pub disk_blocks: u32,
-    /// NOT READY waits of the active request so far.
-    pub not_ready_waits: u8,
     /// The VBL task is installed (it waits out NOT READY on the asynchronous path).
     pub vbl_installed: u8,
     /// Ticks of write idleness before the idle flush (0 = never; settings block).
@@ -319,7 +324,8 @@ const _: () = {
     assert!(offset_of!(Globals, lost) % 2 == 0);
     assert!(offset_of!(Globals, sense) % 2 == 0);
     assert!(offset_of!(Globals, ssense) % 2 == 0);
-    assert!(offset_of!(Globals, tib) % 2 == 0);
+    assert!(offset_of!(Globals, old) % 2 == 0);
+    assert!(offset_of!(Globals, cdb) == offset_of!(Globals, old) + scsi_old::CDB_FROM_IO as usize);
     assert!(offset_of!(Globals, cdb) % 2 == 0);
     assert!(offset_of!(Globals, buf) % 2 == 0);
 };

@@ -14,7 +14,7 @@
 //!   it when they have been idle for the settings' time (`control::idle_flush`).
 
 use super::command::{Step, recover, stage_transfer, staged_step};
-use super::scsi_old::chunk_cap;
+use super::scsi_old::{chunk_cap, old_transfer};
 use super::scsi43::{Slot, fill_pb43, map_transport, outcome43, pb_address, rearm_transfer43};
 use super::*;
 use crate::mac::at;
@@ -71,21 +71,19 @@ pub(super) fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
     g.active_left = t.blocks;
     g.active_buf = buf;
     g.active_total = count;
+    g.not_ready_waits = 0;
+    if g.use43 == 0 {
+        return run_old(g, dce_addr);
+    }
     g.retries = 0;
     g.transport_retries = 0;
-    g.not_ready_waits = 0;
     g.early_done = 0;
     g.in_prime = 1;
-    if g.use43 != 0 {
-        let r = issue_async(g);
-        g.in_prime = 0;
-        if r != 0 {
-            g.active_pb = 0;
-            return r;
-        }
-    } else {
-        continue_sync(g, dce_addr);
-        g.in_prime = 0;
+    let r = issue_async(g);
+    g.in_prime = 0;
+    if r != 0 {
+        g.active_pb = 0;
+        return r;
     }
     if g.early_done != 0 {
         return g.early_result;
@@ -144,42 +142,72 @@ pub(super) fn finish_transfer(pb_addr: u32, dce_addr: u32, count: u32) {
     mac::poke32(pos, mac::peek32(pos).wrapping_add(count));
 }
 
-/// The active request on the original SCSI Manager: the chunks left, synchronously. What
-/// cannot be done now (NOT READY, bus busy) is retried by the VBL task later. `Some` when
-/// the request ended (see [`finish_active`]).
-fn continue_sync(g: &mut Globals, dce_addr: u32) -> Option<i16> {
-    let write = g.active_write != 0;
-    while g.active_left > 0 {
-        let n = request::next_chunk(g.active_left, chunk_cap(g));
-        stage_transfer(g, write, g.active_lba, n);
-        // The original SCSI Manager's transaction straight away (this path serves no other
-        // transport); the recovery only when it did not end GOOD. As `staged_step` does, the
-        // VBL task's retries stay out of our buffers meanwhile.
-        let (d, buf, len) = (dir(write), g.active_buf, n * BLOCK);
+/// The active request on the original SCSI Manager, synchronously, chunk by chunk: its
+/// result when it ended, `SCSI_REQUEST_IN_PROGRESS` when a step cannot be done now (NOT
+/// READY, a busy bus) and the VBL task takes it up again later ([`vbl_retry`]) — never by
+/// waiting here, where the driver may run at interrupt level. The request's progress is
+/// kept in locals and written back only for the VBL task.
+#[inline(never)]
+fn run_old(g: &mut Globals, dce_addr: u32) -> i16 {
+    let (mut lba, mut left, mut buf) = (g.active_lba, g.active_left, g.active_buf);
+    loop {
+        // At most the settings' cap (`scsi_old::configure` made "no cap" 65,535).
+        let n = left.min(g.max_blocks_old as u32);
+        // The transaction straight away, the recovery only when it did not end GOOD. As
+        // `staged_step` does, the VBL task's retries stay out of our buffers meanwhile.
         g.in_command += 1;
-        let step = match super::scsi_old::old_command(g, 10, d, buf, len) {
+        let step = match old_transfer(g, lba, n, buf) {
             Recovery::Done => Step::Done,
-            first => recover(g, first, 10, d, buf, len),
+            first => recover_old(g, first, buf, n),
         };
         g.in_command -= 1;
         match step {
-            Step::Done => {
-                g.active_lba += n;
-                g.active_left -= n;
-                g.active_buf += n * BLOCK;
+            Step::Done => {}
+            Step::Fail(e) => {
+                g.active_pb = 0;
+                return e;
             }
-            Step::Fail(e) => return finish_active(g, dce_addr, e),
             Step::Later => {
-                if g.vbl_installed != 0 && g.not_ready_waits < MAX_NOT_READY_WAITS {
-                    g.not_ready_waits += 1;
-                    g.vbl.vbl_count.set(NOT_READY_WAIT_TICKS as i16);
-                    return None;
-                }
-                return finish_active(g, dce_addr, err::IO_ERR);
+                (g.active_lba, g.active_left, g.active_buf) = (lba, left, buf);
+                return defer_old(g);
             }
         }
+        lba += n;
+        left -= n;
+        buf += n * BLOCK;
+        if left == 0 {
+            break;
+        }
     }
-    finish_active(g, dce_addr, 0)
+    let pb = g.active_pb;
+    g.active_pb = 0;
+    finish_transfer(pb, dce_addr, g.active_total);
+    if g.active_write != 0 {
+        mark_dirty(g);
+    }
+    0
+}
+
+/// [`recover`] of the active request's transfer of `n` blocks to or from `buf`, whose first
+/// try ended with `first`.
+#[inline(never)]
+fn recover_old(g: &mut Globals, first: Recovery, buf: u32, n: u32) -> Step {
+    let d = dir(g.active_write != 0);
+    recover(g, first, 10, d, buf, n * BLOCK)
+}
+
+/// [`run_old`] cannot do its step now: leave the rest to the VBL task in
+/// `NOT_READY_WAIT_TICKS` (`SCSI_REQUEST_IN_PROGRESS`), or fail with `ioErr` when it is
+/// missing or its waits are used up.
+#[inline(never)]
+fn defer_old(g: &mut Globals) -> i16 {
+    if g.vbl_installed != 0 && g.not_ready_waits < MAX_NOT_READY_WAITS {
+        g.not_ready_waits += 1;
+        g.vbl.vbl_count.set(NOT_READY_WAIT_TICKS as i16);
+        return SCSI_REQUEST_IN_PROGRESS;
+    }
+    g.active_pb = 0;
+    err::IO_ERR
 }
 
 /// Start the current chunk of the active request asynchronously. 0 or an error.
@@ -293,7 +321,10 @@ pub(super) fn vbl_retry(dce_addr: u32) -> Option<i16> {
             e => finish_active(g, dce_addr, e),
         }
     } else {
-        continue_sync(g, dce_addr)
+        match run_old(g, dce_addr) {
+            SCSI_REQUEST_IN_PROGRESS => None,
+            r => Some(r),
+        }
     }
 }
 
