@@ -187,24 +187,15 @@ impl Bitmap {
     /// Draw `text` with its baseline at `v`, starting at `h` (QuickDraw `srcOr`: ink is
     /// black, paper leaves what was there), clipped to `clip`. Returns the pen's new `h`.
     pub fn text(&mut self, font: &BitmapFont, h: i32, v: i32, text: &[u8], clip: Rect) -> i32 {
-        let mut pen = h;
-        for &c in text {
-            let g = font.glyph(c);
-            let top = v - g.above as i32;
-            for (row, bits) in g.rows.iter().enumerate() {
-                for (col, &ink) in bits.iter().enumerate() {
-                    let (x, y) = (pen + col as i32, top + row as i32);
-                    if ink
-                        && x >= clip[1] as i32
-                        && x < clip[3] as i32
-                        && y >= clip[0] as i32
-                        && y < clip[2] as i32
-                    {
-                        self.set(x, y, true);
-                    }
-                }
+        let (ink, pen) = font.ink(h, v, text);
+        for (x, y) in ink {
+            if x >= clip[1] as i32
+                && x < clip[3] as i32
+                && y >= clip[0] as i32
+                && y < clip[2] as i32
+            {
+                self.set(x, y, true);
             }
-            pen += font.advance(c) as i32;
         }
         pen
     }

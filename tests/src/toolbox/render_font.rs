@@ -141,6 +141,26 @@ impl BitmapFont {
             .fold(0i16, |w, &c| w.saturating_add(self.advance(c)))
     }
 
+    /// The pixels `text` inks with its base line starting at (`h`, `v`), left to right, and
+    /// the pen position after it: what `DrawString` draws, before any clipping.
+    pub fn ink(&self, h: i32, v: i32, text: &[u8]) -> (Vec<(i32, i32)>, i32) {
+        let mut pen = h;
+        let mut out = Vec::new();
+        for &c in text {
+            let g = self.glyph(c);
+            let top = v - g.above as i32;
+            for (row, bits) in g.rows.iter().enumerate() {
+                for (col, &ink) in bits.iter().enumerate() {
+                    if ink {
+                        out.push((pen + col as i32, top + row as i32));
+                    }
+                }
+            }
+            pen += self.advance(c) as i32;
+        }
+        (out, pen)
+    }
+
     /// Line height (ascent + descent + leading).
     pub fn line_height(&self) -> i16 {
         self.ascent + self.descent + self.leading

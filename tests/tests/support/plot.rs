@@ -59,24 +59,16 @@ impl Canvas {
             .map(|c| if c.is_ascii() { c as u8 } else { b'?' })
             .collect();
         let width = font.width(&bytes) as i32;
-        let mut pen = match align {
+        let pen = match align {
             0 => h,
             1 => h - width / 2,
             _ => h - width,
         };
-        for &c in &bytes {
-            let g = font.glyph(c);
-            let top = v - g.above as i32;
-            for (row, bits) in g.rows.iter().enumerate() {
-                for (col, &ink) in bits.iter().enumerate() {
-                    let (x, y) = (pen + col as i32, top + row as i32);
-                    if ink && (0..W as i32).contains(&x) && (0..H as i32).contains(&y) {
-                        let i = ((y as u32 * W + x as u32) * 3) as usize;
-                        self.rgb[i..i + 3].fill(0);
-                    }
-                }
+        for (x, y) in font.ink(pen, v, &bytes).0 {
+            if (0..W as i32).contains(&x) && (0..H as i32).contains(&y) {
+                let i = ((y as u32 * W + x as u32) * 3) as usize;
+                self.rgb[i..i + 3].fill(0);
             }
-            pen += font.advance(c) as i32;
         }
     }
 
