@@ -1,5 +1,6 @@
 //! Ferrite's build tool for m68k artifacts: prerequisites, the build/link/flatten pipeline,
 //! the 68000 legalizer and the binary verifier. `cargo xtask` (src/main.rs) drives it.
+pub mod allones;
 pub mod anext;
 pub mod asm;
 pub mod coverage;

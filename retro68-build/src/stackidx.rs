@@ -55,6 +55,9 @@ pub struct LaunderStats {
     pub srets: usize,
     /// 8- and 16-bit `llvm.{u,s}mul.with.overflow` calls widened to `i32` (see [`widen_mulo`]).
     pub mulos: usize,
+    /// Selects and min/max calls with an all-ones constant rewritten as masked merges
+    /// (`crate::allones`).
+    pub allones: usize,
     /// Extensions into address registers patched in the objects (`crate::anext`).
     pub anext: usize,
 }
@@ -181,6 +184,9 @@ pub fn launder_ir(ll: &str) -> Result<(String, LaunderStats)> {
     let (ll_wide, _) = crate::wideshift::split_i128_shifts(ll)?;
     // Stores of extended loads, selected as too-wide memory-to-memory moves (`crate::extstore`).
     let (ll_wide, _) = crate::extstore::freeze_ext_stores(&ll_wide)?;
+    // All-ones select arms, lowered as a compare and a SUBX that reads X (`crate::allones`).
+    let (ll_wide, allones) = crate::allones::hide_all_ones_arms(&ll_wide)?;
+    stats.allones = allones;
     let (ll_mulo, mulos) = widen_mulo(&ll_wide)?;
     stats.mulos = mulos;
     let (ll_sret, srets) = sret_inreg(&ll_mulo);
@@ -712,6 +718,7 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
         total.others += stats.others;
         total.srets += stats.srets;
         total.mulos += stats.mulos;
+        total.allones += stats.allones;
         let ll_path = work.join(n.replace(".bc", ".ll"));
         std::fs::write(&ll_path, rewritten)?;
         // The member this replaces: `{stem}.{cgu}.rcgu.o`.
@@ -814,13 +821,14 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
     std::fs::write(
         out_dir.join(format!("{stem}.stackidx.txt")),
         format!(
-            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nmulos {}\nanext {}\n",
+            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nmulos {}\nallones {}\nanext {}\n",
             total.functions,
             total.allocas,
             total.geps,
             total.others,
             total.srets,
             total.mulos,
+            total.allones,
             total.anext
         ),
     )?;
@@ -869,6 +877,7 @@ define void @g(ptr %x, i32 %i) {
                 others: 3,
                 srets: 0,
                 mulos: 0,
+                allones: 0,
                 anext: 0
             }
         );

@@ -599,3 +599,44 @@ fn application_a5_writes_are_found() {
         assert!(f.is_empty(), "`{what}` only reads A5: {f:?}");
     }
 }
+
+/// `cmpi.l #1,%d0`.
+const CMPI_L_1_D0: [u16; 3] = [0x0C80, 0x0000, 0x0001];
+/// `subx.l %d1,%d1` (LLVM's all-ones-if-carry).
+const SUBX_L_D1_D1: u16 = 0x9381;
+/// `subq.l #1,%d0`.
+const SUBQ_L_1_D0: u16 = 0x5380;
+/// `clr.w %d1` and `addx.w %d1,%d1` (capturing X as a value).
+const CLR_W_D1: u16 = 0x4241;
+const ADDX_W_D1_D1: u16 = 0xD341;
+
+#[test]
+fn subx_after_a_compare_reads_a_stale_x() {
+    // `(x / 512).min(u32::MAX as u64) as u32`: CMP sets C, SUBX subtracts X.
+    let w = [
+        CMPI_L_1_D0[0],
+        CMPI_L_1_D0[1],
+        CMPI_L_1_D0[2],
+        SUBX_L_D1_D1,
+        RTS,
+    ];
+    assert_eq!(found(&check(&w, Cpu::M68000)), [(6, Rule::StaleX)]);
+    // Through a copy (MOVE leaves X alone, and LLVM does not count it as a CCR writer).
+    let w = [
+        CMPI_L_1_D0[0],
+        CMPI_L_1_D0[1],
+        CMPI_L_1_D0[2],
+        MOVE_L_D6_D7,
+        SUBX_L_D1_D1,
+        RTS,
+    ];
+    assert_eq!(found(&check(&w, Cpu::M68000)), [(8, Rule::StaleX)]);
+}
+
+#[test]
+fn subx_after_a_subtraction_or_capturing_x_passes() {
+    // SUBQ sets X: the 64-bit subtraction idiom, with a copy in between.
+    assert_clean(&[SUBQ_L_1_D0, MOVE_L_D6_D7, SUBX_L_D1_D1, RTS], Cpu::M68000);
+    // `clr.w ; addx.w` reads X on purpose (the `move.w %sr` repair, `stub/mul32.S`).
+    assert_clean(&[CMP_L_D1_D0, CLR_W_D1, ADDX_W_D1_D1, RTS], Cpu::M68000);
+}

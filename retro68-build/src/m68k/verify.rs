@@ -3,8 +3,9 @@
 //!
 //! Rules (see [`Rule`]): illegal encodings, instructions newer than the target
 //! CPU, supervisor-only instructions, PC-relative branches to impossible
-//! targets, and the flag hazard of a MOVE/MOVEQ/CLR scheduled between a flag
-//! producer and the conditional that reads its flags.
+//! targets, the flag hazard of a MOVE/MOVEQ/CLR scheduled between a flag
+//! producer and the conditional that reads its flags, and an X reader (SUBX, …)
+//! after a compare that leaves X alone.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -41,6 +42,10 @@ pub enum Rule {
     /// An application instruction that writes A5, which must hold `CurrentA5` whenever the
     /// Toolbox runs (see [`a5_writes`]).
     A5Write,
+    /// An instruction that reads X (ADDX, SUBX, NEGX, ROXL, ROXR, ABCD, SBCD, NBCD) whose block
+    /// last set flags with an instruction that leaves X alone (CMP, TST, AND, …): LLVM M68k
+    /// meant the carry of that compare (see [`stale_x`]).
+    StaleX,
 }
 
 impl fmt::Display for Rule {
@@ -52,6 +57,7 @@ impl fmt::Display for Rule {
             Rule::FlagHazard => "flag-hazard",
             Rule::BadBranchTarget => "bad-branch-target",
             Rule::A5Write => "a5-write",
+            Rule::StaleX => "stale-x",
         })
     }
 }
@@ -105,6 +111,7 @@ impl VerifyReport {
             Rule::FlagHazard,
             Rule::BadBranchTarget,
             Rule::A5Write,
+            Rule::StaleX,
         ];
         let parts: Vec<String> = rules
             .iter()
@@ -420,6 +427,10 @@ pub fn verify_with_data(
         }
     }
 
+    for (addr, text, message) in stale_x(&sw, symbols) {
+        add(addr, &text, Rule::StaleX, message);
+    }
+
     findings.sort_by_key(|f| (f.addr, f.rule));
     VerifyReport {
         instructions: sw.insns.len(),
@@ -614,6 +625,81 @@ pub(crate) fn flag_hazards(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, u32, Str
         }
     }
     out
+}
+
+/// Instructions that read X while the flags their block last set come from an instruction that
+/// leaves X alone: `(address, text, message)`.
+///
+/// LLVM M68k models the CCR as one register, so the flags an X reader gets are those of the
+/// last CCR definition it scheduled before it. A compare, a test or a logical operation sets C
+/// but not X; `M68kTargetLowering::LowerSELECT` nevertheless lowers `select (x == 0), -1, y` as
+/// `cmp #1,x ; subx %dN,%dN`, which then subtracts whatever X an earlier ADD, SUB, NEG or shift
+/// left (`docs/codegen-conformance.md`, the all-ones select). Copies (MOVE, MOVEQ, CLR, which
+/// leave X alone and are not CCR definitions for LLVM) and instructions that leave the CCR
+/// alone are looked past; the walk ends at the block start or at a call, trap or return
+/// (no finding: hand-written code reads X on entry, as `clr.w ; addx.w` does).
+pub(crate) fn stale_x(sw: &Sweep, symbols: &[Symbol]) -> Vec<(u32, String, String)> {
+    let leaders = leaders(sw, symbols);
+    let insns = &sw.insns;
+    let mut out = Vec::new();
+    for (i, reader) in insns.iter().enumerate() {
+        let mnemonic = reader.text.split(['.', ' ']).next().unwrap_or("");
+        if !reader.reads.intersects(Ccr::X) || !X_READERS.contains(&mnemonic) {
+            continue;
+        }
+        // `clr.w %dN ; addx.w %dN,%dN` (or `moveq #0`): capturing X as a value, as the
+        // `move.w %sr` repair and `stub/mul32.S` do on purpose.
+        if i > 0 && mnemonic == "addx" && captures_x(&insns[i - 1], reader) {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && !leaders.contains(&insns[j].addr) {
+            j -= 1;
+            let p = &insns[j];
+            if p.flags.class == FlagClass::Unknown || p.flow.is_call {
+                break;
+            }
+            if matches!(p.flags.class, FlagClass::None | FlagClass::Copy)
+                || p.flags.writes.is_empty()
+            {
+                continue;
+            }
+            if !p.flags.writes.intersects(Ccr::X) {
+                out.push((
+                    reader.addr,
+                    reader.text.clone(),
+                    format!(
+                        "reads X, but the last flag writer `{}` at {:#x} sets C and leaves X \
+                         alone: LLVM M68k meant its carry (a `select` of all ones lowered as \
+                         `cmp #1 ; subx`)",
+                        p.text, p.addr
+                    ),
+                ));
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// Mnemonics (without size) of the instructions that read X as an operand.
+const X_READERS: &[&str] = &[
+    "addx", "subx", "negx", "roxl", "roxr", "abcd", "sbcd", "nbcd",
+];
+
+/// `prev ; reader` is `clr %dN ; addx %dN,%dN` or `moveq #0,%dN ; addx %dN,%dN`.
+fn captures_x(prev: &Insn, reader: &Insn) -> bool {
+    let Some((_, ops)) = reader.text.split_once(' ') else {
+        return false;
+    };
+    let Some((src, dst)) = ops.split_once(',') else {
+        return false;
+    };
+    if src != dst || !src.starts_with("%d") {
+        return false;
+    }
+    let p = prev.text.as_str();
+    (p.starts_with("clr") && p.ends_with(&format!(" {src}"))) || p == format!("moveq #0,{src}")
 }
 
 /// Index of the last instruction before `i` in the same basic block that

@@ -44,4 +44,236 @@ fn u64_try_from_saturate(o: &mut Out) {
     }
 }
 
-pub const CASES: &[Case] = &[case!(u64_min_then_truncate), case!(u64_try_from_saturate)];
+// The all-ones select (docs/codegen-conformance.md): `select (x == 0), -1, y` and its three
+// other polarities, for 8, 16 and 32 bits, lowered as `cmp #1,x ; subx` (CMP leaves X alone,
+// SUBX reads it). The cases below pin down which source forms reach it (the `u64` ones with an
+// all-ones half, a select on a bit test) and which do not (`i64` bounds, variables, `u64::MAX`).
+// Every probe is `#[inline(never)]` and called with X left by the caller's last arithmetic,
+// which varies from input to input.
+
+/// 64-bit values around the 32-bit boundaries.
+fn wide_inputs() -> [u64; 12] {
+    bb([
+        0,
+        1,
+        999,
+        0x7FFF_FFFF,
+        0xFFFF_FFFE,
+        0xFFFF_FFFF,
+        0x1_0000_0000,
+        0x1_0000_0001,
+        0x2_0000_0005,
+        0x8000_0000_0000_0000,
+        0xFFFF_FFFF_0000_0000,
+        u64::MAX,
+    ])
+}
+
+/// Call `f(x, y)` for every pair of `wide_inputs`, with an addition before each call whose carry
+/// (X) alternates, and write every result.
+fn each_pair<T: Emit>(o: &mut Out, f: fn(u64, u64) -> T) {
+    let xs = wide_inputs();
+    let mut carry = 0u64;
+    for (i, &x) in xs.iter().enumerate() {
+        for &y in xs.iter().skip(i % 3).step_by(3) {
+            carry = bb(bb(carry).wrapping_add(bb(0x9E37_79B9_7F4A_7C15)));
+            f(bb(x), bb(y)).emit(o);
+        }
+    }
+}
+
+#[inline(never)]
+fn u64_min_u32_max(x: u64, _: u64) -> u64 {
+    x.min(u32::MAX as u64)
+}
+#[inline(never)]
+fn u64_max_u32_max(x: u64, _: u64) -> u64 {
+    x.max(u32::MAX as u64)
+}
+#[inline(never)]
+fn u64_clamp_u32(x: u64, _: u64) -> u64 {
+    x.clamp(16, u32::MAX as u64)
+}
+#[inline(never)]
+fn u64_min_33_bits(x: u64, _: u64) -> u64 {
+    x.min(0x1_FFFF_FFFF)
+}
+#[inline(never)]
+fn u64_max_high_ones(x: u64, _: u64) -> u64 {
+    x.max(0xFFFF_FFFF_0000_0000)
+}
+#[inline(never)]
+fn u64_min_small(x: u64, _: u64) -> u64 {
+    x.min(1000)
+}
+#[inline(never)]
+fn u64_high_zero_or_max(x: u64, _: u64) -> u64 {
+    if x >> 32 == 0 { x } else { u32::MAX as u64 }
+}
+
+/// `u64` min, max and clamp against constants with an all-ones 32-bit half, not truncated.
+fn u64_minmax_const_halves(o: &mut Out) {
+    each_pair(o, u64_min_u32_max);
+    each_pair(o, u64_max_u32_max);
+    each_pair(o, u64_clamp_u32);
+    each_pair(o, u64_min_33_bits);
+    each_pair(o, u64_max_high_ones);
+    each_pair(o, u64_min_small);
+    each_pair(o, u64_high_zero_or_max);
+}
+
+#[inline(never)]
+fn u64_min_var(x: u64, y: u64) -> u64 {
+    x.min(y)
+}
+#[inline(never)]
+fn u64_max_var(x: u64, y: u64) -> u64 {
+    x.max(y)
+}
+#[inline(never)]
+fn u64_clamp_var(x: u64, y: u64) -> u64 {
+    let (lo, hi) = if y < 0x1_0000_0000 {
+        (y, 0x1_0000_0000)
+    } else {
+        (0x1_0000_0000, y)
+    };
+    x.clamp(lo, hi)
+}
+#[inline(never)]
+fn u64_min_var_truncate(x: u64, y: u64) -> u32 {
+    x.min(y | 0xFFFF_FFFF) as u32
+}
+
+/// `u64` min, max and clamp of two variables (truncated too).
+fn u64_minmax_variables(o: &mut Out) {
+    each_pair(o, u64_min_var);
+    each_pair(o, u64_max_var);
+    each_pair(o, u64_clamp_var);
+    each_pair(o, u64_min_var_truncate);
+}
+
+#[inline(never)]
+fn i64_min_i32_max(x: u64, _: u64) -> i64 {
+    (x as i64).min(i32::MAX as i64)
+}
+#[inline(never)]
+fn i64_max_minus_one(x: u64, _: u64) -> i64 {
+    (x as i64).max(-1)
+}
+#[inline(never)]
+fn i64_min_minus_one(x: u64, _: u64) -> i64 {
+    (x as i64).min(-1)
+}
+#[inline(never)]
+fn i64_clamp_i32(x: u64, _: u64) -> i32 {
+    (x as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+}
+#[inline(never)]
+fn i64_max_u32_max(x: u64, _: u64) -> i64 {
+    (x as i64).max(u32::MAX as i64)
+}
+#[inline(never)]
+fn i64_min_var(x: u64, y: u64) -> i64 {
+    (x as i64).min(y as i64)
+}
+
+/// The signed `i64` forms: bounds of `i32`, -1, `u32::MAX`, a variable.
+fn i64_minmax_clamp(o: &mut Out) {
+    each_pair(o, i64_min_i32_max);
+    each_pair(o, i64_max_minus_one);
+    each_pair(o, i64_min_minus_one);
+    each_pair(o, i64_clamp_i32);
+    each_pair(o, i64_max_u32_max);
+    each_pair(o, i64_min_var);
+}
+
+#[inline(never)]
+fn u32_zero_then_max(x: u64, y: u64) -> u32 {
+    if x as u32 == 0 { u32::MAX } else { y as u32 }
+}
+#[inline(never)]
+fn u32_nonzero_else_max(x: u64, y: u64) -> u32 {
+    if x as u32 != 0 { y as u32 } else { u32::MAX }
+}
+#[inline(never)]
+fn u32_nonzero_then_max(x: u64, y: u64) -> u32 {
+    if x as u32 != 0 { u32::MAX } else { y as u32 }
+}
+#[inline(never)]
+fn u16_zero_then_max(x: u64, y: u64) -> u16 {
+    if x as u16 == 0 { u16::MAX } else { y as u16 }
+}
+#[inline(never)]
+fn u8_zero_then_max(x: u64, y: u64) -> u8 {
+    if x as u8 == 0 { u8::MAX } else { y as u8 }
+}
+#[inline(never)]
+fn u32_below_one_then_max(x: u64, y: u64) -> u32 {
+    if (x as u32) < 1 { u32::MAX } else { y as u32 }
+}
+#[inline(never)]
+fn u32_bit_else_max(x: u64, y: u64) -> u32 {
+    if y & 1 == 1 { x as u32 } else { u32::MAX }
+}
+#[inline(never)]
+fn u64_bit_zero_else_i64_max(_: u64, y: u64) -> u64 {
+    if y & 1 == 1 { 0 } else { i64::MAX as u64 }
+}
+#[inline(never)]
+fn u32_zero_mask(x: u64, y: u64) -> u32 {
+    (-((x as u32 == 0) as i32) as u32) | y as u32
+}
+#[inline(never)]
+fn u64_zero_then_u64_max(x: u64, y: u64) -> u64 {
+    if x == 0 { u64::MAX } else { y }
+}
+
+/// `select` of all ones against a value, on `== 0`, `!= 0`, `< 1` and a bit test, for 8, 16,
+/// 32 and 64 bits.
+fn all_ones_select(o: &mut Out) {
+    each_pair(o, u32_zero_then_max);
+    each_pair(o, u32_nonzero_else_max);
+    each_pair(o, u32_nonzero_then_max);
+    each_pair(o, u16_zero_then_max);
+    each_pair(o, u8_zero_then_max);
+    each_pair(o, u32_below_one_then_max);
+    each_pair(o, u32_bit_else_max);
+    each_pair(o, u64_bit_zero_else_i64_max);
+    each_pair(o, u32_zero_mask);
+    each_pair(o, u64_zero_then_u64_max);
+}
+
+#[inline(never)]
+fn u64_saturating_add(x: u64, y: u64) -> u64 {
+    x.saturating_add(y)
+}
+#[inline(never)]
+fn u64_saturating_mul(x: u64, y: u64) -> u64 {
+    (x >> 16).saturating_mul(y >> 16)
+}
+#[inline(never)]
+fn u64_try_from_or_max(x: u64, _: u64) -> u32 {
+    u32::try_from(x).unwrap_or(u32::MAX)
+}
+#[inline(never)]
+fn u32_checked_sub_or_max(x: u64, y: u64) -> u32 {
+    (x as u32).checked_sub(y as u32).unwrap_or(u32::MAX)
+}
+
+/// Other saturating spellings that produce all ones.
+fn saturating_all_ones(o: &mut Out) {
+    each_pair(o, u64_saturating_add);
+    each_pair(o, u64_saturating_mul);
+    each_pair(o, u64_try_from_or_max);
+    each_pair(o, u32_checked_sub_or_max);
+}
+
+pub const CASES: &[Case] = &[
+    case!(u64_min_then_truncate),
+    case!(u64_try_from_saturate),
+    case!(u64_minmax_const_halves),
+    case!(u64_minmax_variables),
+    case!(i64_minmax_clamp),
+    case!(all_ones_select),
+    case!(saturating_all_ones),
+];
