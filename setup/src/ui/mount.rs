@@ -38,11 +38,9 @@ const IO_CREFNUM: usize = 24;
 const CS_CODE: usize = 26;
 const CS_PARAM: usize = 28;
 /// Status `csCode` 43: DriverGestalt; selector `'boot'` answers the drive's partition in
-/// bits 16–23 (`docs/mac-facts.md` §12).
+/// bits 16–23 (the slot form's second byte: `docs/mac-facts.md` §2, §4.2).
 const DRIVER_GESTALT: u16 = 43;
 const BOOT: [u8; 4] = *b"boot";
-/// `SCSIDrvrs` ($B2E): one bit per SCSI ID whose driver is loaded.
-const SCSI_DRVRS: usize = 0xB2E;
 /// `_HWPriv`: absent on a 68000 Mac, which has no cache to flush.
 const HW_PRIV: u16 = 0xA198;
 /// `volOnLinErr`: the volume is already mounted.
@@ -160,12 +158,6 @@ fn load_driver(t: &mut dyn Transport, id: u8, scsi43: bool) -> Result<(), String
             "its driver did not start (no drive for it in the drive queue): restart to load it"
         );
         return Err(s);
-    }
-    // As the ROM records a loaded driver.
-    // SAFETY: a low-memory word.
-    unsafe {
-        let bits = core::ptr::read_volatile(SCSI_DRVRS as *const u16);
-        core::ptr::write_volatile(SCSI_DRVRS as *mut u16, bits | 1 << id);
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! the app refuses to change an entry.
 //!
 //! The app learns a drive's partition from its driver (DriverGestalt `'boot'`, which
-//! Ferrite's driver answers per drive with the map entry: `docs/mac-facts.md` §12), and a
+//! Ferrite's driver answers per drive with the map entry: `docs/mac-facts.md` §2, §4.2), and a
 //! drive's volume from the VCB queue (`vcbDrvNum`). A drive whose driver does not say which
 //! partition it serves makes every HFS entry of the disk "may be mounted" (the safe side).
 
