@@ -435,3 +435,46 @@ fn mount_volumes_loads_the_driver_and_mounts_a_new_disk() {
         assert_eq!(image(&mut m, 3), disk, "{ctx}");
     }
 }
+
+/// A disk attached after start-up whose driver is another vendor's: Mount Volumes does not
+/// run foreign code; it says so and how to get the volumes, and the VCB queue stays as it
+/// was.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn mount_volumes_does_not_run_another_vendors_driver() {
+    let startup = ferrite_disk(&["Startup:10M"]);
+    let mut foreign =
+        ferrite_emu::test_disk::TestDisk::new((0..6000u32).map(|i| (i * 7) as u8).collect());
+    foreign.driver_name = "Vendor".into();
+    let (foreign, _) = foreign.build();
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, date());
+        attach_image(&mut m, 0, &startup);
+        boot(&mut m, &BootConfig::new(rom(v43))).unwrap();
+        attach_image(&mut m, 3, &foreign);
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(4),
+                menu("Drive", "Mount Volumes"),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        let blocks = foreign.len() / 512;
+        assert_eq!(
+            alert_texts(&s.seen),
+            [format!(
+                "The volumes of ID 3, IBM DORS-31080 ({}, {blocks} blocks) cannot be mounted: its driver is not Ferrite's, and Ferrite Setup loads only its own: restart to let the Mac load it.",
+                size_words(blocks as u64 * 512)
+            )],
+            "{ctx}"
+        );
+        let names: Vec<String> = vcb_queue(&m).into_iter().map(|v| v.0).collect();
+        assert_eq!(names, ["Startup"], "{ctx}");
+        assert!(m.drives().iter().all(|d| d.ref_num != -36), "{ctx}");
+    }
+}
