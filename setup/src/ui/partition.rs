@@ -69,6 +69,16 @@ fn show(d: &Dialog, rows: &[MapRow], selected: Option<usize>) {
     }
 }
 
+/// How many entries have a line of their own (with more than [`ROWS`], the last line says
+/// how many more there are).
+fn shown_rows(rows: &[MapRow]) -> usize {
+    if rows.len() > ROWS {
+        ROWS - 1
+    } else {
+        rows.len()
+    }
+}
+
 fn choose(rows: &[MapRow], selected: &mut Option<usize>) -> Action {
     let d = Dialog::open(DIALOG);
     show(&d, rows, *selected);
@@ -84,7 +94,7 @@ fn choose(rows: &[MapRow], selected: &mut Option<usize>) -> Action {
                     "Select an entry first: click its line in the list, then choose Rename or Delete.",
                 ),
             },
-            h if h >= FIRST_ROW && ((h - FIRST_ROW) as usize) < rows.len().min(ROWS) => {
+            h if h >= FIRST_ROW && ((h - FIRST_ROW) as usize) < shown_rows(rows) => {
                 *selected = Some((h - FIRST_ROW) as usize);
                 show(&d, rows, *selected);
             }
