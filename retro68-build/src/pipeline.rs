@@ -156,7 +156,11 @@ pub const ARTIFACTS: &[Artifact] = &[
             file_stem: "FerriteSetup",
             creator: *b"FRRT",
         },
-        extra_asm: &["macrt/src/glue.S", "setup/src/scsi_glue.S"],
+        extra_asm: &[
+            "macrt/src/glue.S",
+            "setup/src/scsi_glue.S",
+            "setup/src/mount_glue.S",
+        ],
         shipped: true,
         // A5 belongs to the A5 world (QuickDraw globals, CurrentA5): never a general register.
         rustflags: &[APP_RESERVE_A5],

@@ -32,9 +32,8 @@ const UPDATE_DRIVER: i16 = 3;
 const SETTINGS: i16 = 4;
 const TEST: i16 = 5;
 const MOUNT: i16 = 6;
-/// Drive menu items that work on the selected disk (Partition and Mount are not built yet
-/// and stay disabled).
-const ON_SELECTION: [i16; 4] = [INITIALIZE, UPDATE_DRIVER, SETTINGS, TEST];
+/// Drive menu items that work on the selected disk.
+const ON_SELECTION: [i16; 6] = [INITIALIZE, PARTITION, UPDATE_DRIVER, SETTINGS, TEST, MOUNT];
 /// `_SCSIAtomic`: present with SCSI Manager 4.3.
 const SCSI_ATOMIC: u16 = 0xA089;
 /// `_SCSIDispatch`: the original SCSI Manager.
@@ -67,8 +66,6 @@ impl Setup {
         for item in ON_SELECTION {
             tb::enable_item(m, item, on);
         }
-        tb::enable_item(m, PARTITION, false);
-        tb::enable_item(m, MOUNT, false);
     }
 
     fn redraw(&self) {
@@ -103,7 +100,7 @@ impl Setup {
         let id = match item {
             INITIALIZE => self.target("Initialize"),
             UPDATE_DRIVER => self.target("Update Driver"),
-            SETTINGS | TEST => self.list.selected,
+            SETTINGS | TEST | PARTITION | MOUNT => self.list.selected,
             _ => None,
         };
         let Some(id) = id else { return };
@@ -113,8 +110,10 @@ impl Setup {
         let t = t.as_mut();
         match item {
             INITIALIZE => {
-                crate::ui::initialize::run(&self.rt, t, id);
+                crate::ui::initialize::run(&self.rt, t, id, tb::trap_available(SCSI_ATOMIC));
             }
+            PARTITION => crate::ui::partition::run(t, id),
+            MOUNT => crate::ui::mount::command(t, id, tb::trap_available(SCSI_ATOMIC)),
             UPDATE_DRIVER => commands::update_driver(&self.rt, t, id),
             SETTINGS => commands::settings(t, id),
             TEST => commands::test(&self.rt, t, id),

@@ -5,6 +5,8 @@
 //!
 //! * [`bus`]: what the scan learns about a device and how a row reads — host-tested, with a
 //!   model transport.
+//! * [`boot_driver`]: a disk's driver read as the Start Manager reads it (to load it
+//!   without a restart).
 //! * [`label`]: the partition map and driver on a disk — host-tested.
 //! * On the 68k: `scsi` (the two SCSI Managers as [`bus::Transport`]s) and `application` (the
 //!   application: entry `main`, menus, the window).
@@ -12,6 +14,7 @@
 
 extern crate alloc;
 
+pub mod boot_driver;
 pub mod bus;
 pub mod caching;
 pub mod disk;

@@ -5,7 +5,10 @@
 //! the drive queue, reads the volume's Master Directory Block (1024 bytes into the volume,
 //! `docs/mac-facts.md` §14.3) with a synchronous `_Read` issued as guest code (so it goes
 //! through the Device Manager model to the driver's Prime), checks the 'BD' signature and
-//! records the volume: name, size and free space. A driver may call `_MountVol` itself (e.g.
+//! records the volume: name, size and free space, on the host and as a volume control block
+//! in the VCB queue (`VCBQHdr` $356), which applications read to learn what is mounted
+//! (IM Files, "Volume Control Blocks"; the fields the model fills are listed at [`VCB_LEN`]).
+//! A driver may call `_MountVol` itself (e.g.
 //! from `accRun`); the boot model calls it for the boot drive and for every disk-inserted
 //! event, as the system's `SystemEvent` would.
 //!
@@ -39,6 +42,22 @@ const DR_AL_BLK_SIZ: usize = 0x14;
 const DR_FREE_BKS: usize = 0x22;
 const DR_VN: usize = 0x24;
 const HFS_SIGNATURE: u16 = 0x4244;
+
+/// A volume control block (IM Files, "Volume Control Blocks"): 178 bytes. The model fills
+/// `qType`, `vcbSigWord`, `vcbNmAlBlks`, `vcbAlBlkSiz`, `vcbFreeBks`, `vcbVN`, `vcbDrvNum`,
+/// `vcbDRefNum` and `vcbVRefNum`; the rest stays zero.
+pub const VCB_LEN: u32 = 178;
+const VCB_Q_TYPE: u32 = 4;
+const VCB_SIG_WORD: u32 = 8;
+const VCB_NM_AL_BLKS: u32 = 26;
+const VCB_AL_BLK_SIZ: u32 = 28;
+const VCB_FREE_BKS: u32 = 42;
+const VCB_VN: u32 = 44;
+const VCB_DRV_NUM: u32 = 72;
+const VCB_DREF_NUM: u32 = 74;
+const VCB_VREF_NUM: u32 = 78;
+/// `qType` of a VCB in the VCB queue (`fsQType`).
+const FS_Q_TYPE: u16 = 3;
 
 pub const NS_DRV_ERR: i16 = -56;
 pub const VOL_ON_LIN_ERR: i16 = -55;
@@ -170,8 +189,23 @@ pub fn mount(m: &mut Machine, drive: u16) -> Result<Result<i16, i16>, Fault> {
         return Ok(Err(NO_MAC_DSK_ERR));
     }
     let name_len = (mdb[DR_VN] as usize).min(27);
+    let vref = -(m.state::<FileManager>().volumes.len() as i16) - 1;
+    // The VCB, in the system heap, queued at VCBQHdr.
+    let vcb = m
+        .new_ptr(ZoneId::System, VCB_LEN, true)
+        .map_err(|e| Fault::setup(format!("File-Manager-lite: no memory for a VCB ({e})")))?;
+    m.write_u16(vcb + VCB_Q_TYPE, FS_Q_TYPE);
+    m.write_u16(vcb + VCB_SIG_WORD, HFS_SIGNATURE);
+    m.write_u16(vcb + VCB_NM_AL_BLKS, be16(DR_NM_AL_BLKS));
+    m.write_bytes(vcb + VCB_AL_BLK_SIZ, &mdb[DR_AL_BLK_SIZ..DR_AL_BLK_SIZ + 4]);
+    m.write_u16(vcb + VCB_FREE_BKS, be16(DR_FREE_BKS));
+    m.write_bytes(vcb + VCB_VN, &mdb[DR_VN..DR_VN + 1 + name_len]);
+    m.write_u8(vcb + VCB_VN, name_len as u8);
+    m.write_u16(vcb + VCB_DRV_NUM, drive);
+    m.write_u16(vcb + VCB_DREF_NUM, d.ref_num as u16);
+    m.write_u16(vcb + VCB_VREF_NUM, vref as u16);
+    crate::os_utils::queue_append(m, crate::lowmem::VCB_Q_HDR, vcb);
     let fm = m.state::<FileManager>();
-    let vref = -(fm.volumes.len() as i16) - 1;
     fm.volumes.push(Volume {
         vref_num: vref,
         drive,

@@ -50,6 +50,9 @@ pub const ROM_BASE: u32 = 0x2AE;
 pub const RAM_BASE: u32 = 0x2B2;
 /// `DrvQHdr` (10 bytes): drive queue header `{qFlags.w, qHead.l, qTail.l}`; empty.
 pub const DRV_Q_HDR: u32 = 0x308;
+/// `VCBQHdr` (10 bytes): the volume-control-block queue header `{qFlags.w, qHead.l,
+/// qTail.l}`; empty until the File Manager model mounts a volume.
+pub const VCB_Q_HDR: u32 = 0x356;
 /// `Lo3Bytes` (long): the constant $00FFFFFF.
 pub const LO3_BYTES: u32 = 0x31A;
 /// `JIODone` (long): the IODone vector drivers jump through (`MOVE.L JIODone,-(SP); RTS`).
@@ -84,6 +87,7 @@ pub const LOW_MEM_GLOBALS: &[(&str, u32, u32)] = &[
     ("ROMBase", ROM_BASE, 4),
     ("RAMBase", RAM_BASE, 4),
     ("DrvQHdr", DRV_Q_HDR, 10),
+    ("VCBQHdr", VCB_Q_HDR, 10),
     ("Lo3Bytes", LO3_BYTES, 4),
     ("JIODone", JIO_DONE, 4),
     ("CurrentA5", CURRENT_A5, 4),
@@ -131,6 +135,7 @@ pub fn init(bus: &mut crate::bus::MacBus, v: &LowMemInit) {
     bus.poke_u32(ROM_BASE, 0);
     bus.poke_u32(RAM_BASE, 0);
     bus.write_bytes_host(DRV_Q_HDR, &[0; 10]);
+    bus.write_bytes_host(VCB_Q_HDR, &[0; 10]);
     bus.poke_u32(LO3_BYTES, 0x00FF_FFFF);
     bus.poke_u32(JIO_DONE, v.jiodone);
     bus.poke_u32(CURRENT_A5, v.current_a5);

@@ -76,6 +76,84 @@ fn quit_button() -> Vec<Input> {
     vec![Input::DialogItem(1)]
 }
 
+/// A click on the first line of ID 0 (the Quantum) or ID 3 (the IBM disk; ID 0 has two
+/// lines, IDs 1 and 2 one each) in the SCSI Bus window (setup/src/ui/bus_list.rs geometry).
+fn click_id(id: u8) -> Input {
+    let line = if id == 0 { 0 } else { 4 };
+    Input::Click {
+        window: "SCSI Bus".into(),
+        h: 60,
+        v: 34 + 12 * line - 3,
+    }
+}
+
+fn drive_menu(item: &str) -> Input {
+    Input::Menu {
+        menu: "Drive".into(),
+        item: item.into(),
+    }
+}
+
+/// Initialize… on the blank IBM disk, then Cancel.
+fn initialize_dialog() -> Vec<Input> {
+    vec![
+        click_id(3),
+        drive_menu("Initialize…"),
+        Input::Type {
+            item: 7,
+            text: "200".into(),
+        },
+        Input::Type {
+            item: 9,
+            text: "Data".into(),
+        },
+        Input::DialogItem(2),
+        Input::CommandKey('q'),
+    ]
+}
+
+/// Test… on the Quantum, cancelled with ⌘-period from the progress window.
+fn test_progress() -> Vec<Input> {
+    vec![
+        click_id(0),
+        drive_menu("Test…"),
+        Input::CommandKey('.'),
+        Input::DialogItem(1),
+        Input::CommandKey('q'),
+    ]
+}
+
+/// Test… on the Quantum to the end: the result.
+fn test_result() -> Vec<Input> {
+    vec![
+        click_id(0),
+        drive_menu("Test…"),
+        Input::DialogItem(1),
+        Input::CommandKey('q'),
+    ]
+}
+
+/// Partition… on the Quantum: its map, the volume selected.
+fn partition_list() -> Vec<Input> {
+    vec![
+        click_id(0),
+        drive_menu("Partition…"),
+        Input::DialogItem(8),
+        Input::DialogItem(1),
+        Input::CommandKey('q'),
+    ]
+}
+
+/// Drive Settings… of the Quantum, then Cancel.
+fn drive_settings() -> Vec<Input> {
+    vec![
+        click_id(0),
+        drive_menu("Drive Settings…"),
+        Input::DialogItem(2),
+        Input::CommandKey('q'),
+    ]
+}
+
 /// The scenes, in the order docs/SCREENSHOTS.md shows them.
 const SCENES: &[Scene] = &[
     Scene {
@@ -126,6 +204,66 @@ const SCENES: &[Scene] = &[
         fork: without_wind,
         script: quit_button,
         at: 0,
+        menu_open: false,
+    },
+    Scene {
+        file: "drive-menu",
+        caption: "The Drive menu with the Quantum selected (68000, original SCSI Manager)",
+        cpu: CpuModel::M68000,
+        scsi43: false,
+        fork: same,
+        script: partition_list,
+        at: 1,
+        menu_open: true,
+    },
+    Scene {
+        file: "initialize-dialog",
+        caption: "Initialize… on the blank 1 GB IBM disk: two volumes (the first 200 MB, “Data” the rest), the write cache on",
+        cpu: CpuModel::M68000,
+        scsi43: false,
+        fork: same,
+        script: initialize_dialog,
+        at: 4,
+        menu_open: false,
+    },
+    Scene {
+        file: "progress",
+        caption: "The progress window while Test… reads every block of the Quantum (⌘-period or Cancel stops it)",
+        cpu: CpuModel::M68000,
+        scsi43: false,
+        fork: same,
+        script: test_progress,
+        at: 2,
+        menu_open: false,
+    },
+    Scene {
+        file: "test-result",
+        caption: "Test… finished: every block of the Quantum reads back",
+        cpu: CpuModel::M68040,
+        scsi43: true,
+        fork: same,
+        script: test_result,
+        at: 2,
+        menu_open: false,
+    },
+    Scene {
+        file: "partition-list",
+        caption: "Partition… on the Quantum: its map (type, name, start, size, mounted or not), the HFS volume selected",
+        cpu: CpuModel::M68000,
+        scsi43: false,
+        fork: same,
+        script: partition_list,
+        at: 3,
+        menu_open: false,
+    },
+    Scene {
+        file: "drive-settings",
+        caption: "Drive Settings… of the Quantum: its caching page in words and the write-cache check box",
+        cpu: CpuModel::M68000,
+        scsi43: false,
+        fork: same,
+        script: drive_settings,
+        at: 2,
         menu_open: false,
     },
 ];

@@ -3,7 +3,8 @@
 //! window, chooses Drive ▸ Initialize…, types two volumes, confirms the alert that names the
 //! drive, and the progress window runs. The disk then equals `ferrite init`'s with the same
 //! choices and date, byte for byte, and the Start Manager model boots it with both volumes
-//! mounted through Ferrite's driver. Refusals (write-protected drive, the startup disk, a
+//! mounted through Ferrite's driver; before that, the app itself mounted both volumes
+//! without a restart (the driver loaded from the disk it wrote). Refusals (write-protected drive, the startup disk, a
 //! disk whose volumes the Mac uses) say so and leave the disk as it was.
 
 #[path = "support/setup.rs"]
@@ -154,6 +155,26 @@ fn initializes_a_blank_disk_with_two_volumes_through_the_dialogs() {
             assert!(
                 texts[0].starts_with("ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks) is initialized: “System” (10.0 MB) and “Data” (the rest)"),
                 "{ctx}"
+            );
+            // Then mounted without a restart: the driver just written was loaded from the
+            // disk and installed, and both volumes are in the VCB queue, served by it.
+            assert!(
+                texts[0].ends_with(
+                    "“System” and “Data” are mounted (Ferrite's driver loaded from the disk)."
+                ),
+                "{ctx}"
+            );
+            let vcbs = vcb_queue(&m);
+            let names: Vec<&str> = vcbs.iter().map(|v| v.0.as_str()).collect();
+            assert_eq!(names, ["System", "Data"], "{ctx}");
+            assert!(vcbs.iter().all(|v| v.2 == -36), "{ctx}\n{vcbs:?}");
+            let drives: Vec<i16> = vcbs.iter().map(|v| v.1).collect();
+            assert!(
+                drives.iter().all(|d| m
+                    .drives()
+                    .iter()
+                    .any(|q| q.number == *d && q.ref_num == -36)),
+                "{ctx}\n{vcbs:?}"
             );
             assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
             assert!(run.unused_input.is_empty(), "{ctx}");

@@ -78,8 +78,9 @@ fn ask(info: &DriveInfo) -> Option<Choice> {
     }
 }
 
-/// Initialize the drive at `id`. Returns whether the window's other contents need redrawing.
-pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8) -> bool {
+/// Initialize the drive at `id`, then mount its new volumes ([`super::mount`]: the driver
+/// just written is loaded from the disk and installed as the ROM would). Returns whether the window's other contents need redrawing.
+pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8, scsi43: bool) -> bool {
     let info = match ops::drive_info(t, id) {
         Ok(i) => i,
         Err(e) => {
@@ -127,9 +128,18 @@ pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8) -> bool {
         Ok(report) => {
             let _ = write!(
                 s,
-                "{name} is initialized: {list}, with the {} driver. Restart to use the new volumes.",
+                "{name} is initialized: {list}, with the {} driver. ",
                 report.driver
             );
+            match super::mount::mount_disk(t, id, scsi43) {
+                Ok(m) => s.push_str(&m.words(&name)),
+                Err(why) => {
+                    let _ = write!(
+                        s,
+                        "Its volumes are not mounted: {why}. Restart to use them."
+                    );
+                }
+            }
             alerts::done(&s);
         }
         Err(OpError::Cancelled) => {

@@ -7,15 +7,20 @@
 //! * [`texts`]: confirmations that name their target, and other sentences the app shows.
 //! * [`drives`]: which SCSI IDs the Mac is using (drive queue, startup drive) and why the
 //!   app refuses to touch them.
+//! * [`volumes`]: which map entries the Mac is using (drives, mounted volumes): the
+//!   Partition window's rows and its refusals.
 //!
 //! On the 68k only: `dialog` (a modal dialog's items), `alerts`, `progress` (the progress
 //! window: a [`crate::ops::Monitor`] with Cancel), `initialize` (the Initialize command), `commands`
-//! (Update Driver, Drive Settings, Test) and `lowmem` (reading the drive queue and `BootDrive`).
+//! (Update Driver, Drive Settings, Test), `partition` (the Partition window), `mount` (Mount
+//! Volumes, and loading a disk's driver) and `lowmem` (reading the drive queue, the VCB queue
+//! and `BootDrive`).
 
 pub mod bus_list;
 pub mod drives;
 pub mod plan;
 pub mod texts;
+pub mod volumes;
 
 #[cfg(target_arch = "m68k")]
 pub(crate) mod alerts;
@@ -27,5 +32,9 @@ pub(crate) mod dialog;
 pub(crate) mod initialize;
 #[cfg(target_arch = "m68k")]
 pub(crate) mod lowmem;
+#[cfg(target_arch = "m68k")]
+pub(crate) mod mount;
+#[cfg(target_arch = "m68k")]
+pub(crate) mod partition;
 #[cfg(target_arch = "m68k")]
 pub(crate) mod progress;

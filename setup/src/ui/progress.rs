@@ -75,14 +75,16 @@ impl<'a> Progress<'a> {
 
     /// The stage text and the bar.
     fn draw_state(&self) {
-        let Some((stage, pct)) = self.shown else {
-            return;
+        let (words, pct) = match self.shown {
+            Some((stage, pct)) => (stage_words(stage), pct),
+            // Before the operation's first report.
+            None => ("Starting", 0),
         };
         self.in_port(|| {
             tb::text_font(0);
             tb::text_size(12);
             tb::erase_rect(&Rect::new(8, 8, 34, 292));
-            let mut s = String::from(stage_words(stage));
+            let mut s = String::from(words);
             if self.cancelled {
                 s.push_str(": cancelling");
             } else {

@@ -87,6 +87,9 @@ fn set_control_value(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> 
     let hi = m.read_u16(p + CONTRL_MAX) as i16;
     let value = f.int(m, 1).clamp(lo, hi.max(lo));
     m.write_u16(p + CONTRL_VALUE, value as u16);
+    // The screen draws a check box or radio button with its value.
+    let owner = m.read_u32(p + CONTRL_OWNER);
+    super::render::set_control_value(m, owner, item, value);
     m.toolbox().screen.seen.push(Seen::ControlValue {
         dialog,
         item,

@@ -212,3 +212,21 @@ pub fn alert_texts(seen: &[Seen]) -> Vec<String> {
         })
         .collect()
 }
+
+/// `VCBQHdr` ($356): the VCB queue header; a VCB's `vcbVN` is at 44, `vcbDrvNum` 72,
+/// `vcbDRefNum` 74 (IM Files, "Volume Control Blocks").
+pub const VCB_Q_HDR: u32 = 0x356;
+
+/// The volumes in the guest's VCB queue: (name, drive, driver refNum).
+pub fn vcb_queue(m: &Machine) -> Vec<(String, i16, i16)> {
+    let mut v = Vec::new();
+    let mut el = m.read_u32(VCB_Q_HDR + 2);
+    while el != 0 {
+        let len = m.read_bytes(el + 44, 1)[0] as u32;
+        let name = String::from_utf8_lossy(&m.read_bytes(el + 45, len)).into_owned();
+        v.push((name, m.read_u16(el + 72) as i16, m.read_u16(el + 74) as i16));
+        el = m.read_u32(el);
+        assert!(v.len() < 64, "the VCB queue has a cycle");
+    }
+    v
+}

@@ -1,0 +1,480 @@
+//! Ferrite Setup's Partition window and Mount Volumes, in the emulated Mac (68000 and 68040,
+//! both SCSI Managers): a volume is added in a disk's free space, renamed and deleted
+//! through the dialogs, and the disk afterwards is read by the formatter core's checker and
+//! by hfsutils; the startup disk and a mounted volume are refused in words and left as they
+//! were; Mount Volumes loads Ferrite's driver from a disk the Mac has no driver for and
+//! mounts its volumes (they appear in the VCB queue), without a restart.
+
+#[path = "support/setup.rs"]
+mod support;
+
+use std::process::Command;
+
+use ferrite_emu::file_manager::FileManager;
+use ferrite_emu::scsi::DiskTarget;
+use ferrite_emu::scsi_manager;
+use ferrite_emu::start_manager::{BootConfig, RomGeneration, boot};
+use ferrite_emu::toolbox::{AlertKind, Input, Seen};
+use ferrite_emu::{CpuModel, Machine};
+use ferrite_formatter::apm::{PartitionMap, read_map};
+use ferrite_formatter::hfs::check_volume;
+use ferrite_formatter::{MemDisk, Region};
+use support::*;
+
+const BLOCKS: u64 = 24 * 2048;
+/// Items of the Partition window (DITL 140) and its Add / Rename dialogs (DITL 141, 142).
+const DONE: i16 = 1;
+const ADD: i16 = 2;
+const RENAME: i16 = 3;
+const DELETE: i16 = 4;
+const FIRST_ROW: i16 = 6;
+const NAME: i16 = 5;
+const SIZE: i16 = 7;
+const OK: i16 = 1;
+const CONFIRM: i16 = 2;
+
+fn date() -> u32 {
+    mac_seconds(2026, 12, 4, 5, 0, 0)
+}
+
+fn both() -> impl Iterator<Item = (CpuModel, bool)> {
+    CPUS.into_iter().flat_map(|c| [(c, true), (c, false)])
+}
+
+fn rom(v43: bool) -> RomGeneration {
+    if v43 {
+        RomGeneration::ScsiManager43
+    } else {
+        RomGeneration::OriginalScsiManager
+    }
+}
+
+/// `ferrite init` of a 24 MB disk with these volumes (the rest of the disk left free when
+/// every volume has a size).
+fn ferrite_disk(volumes: &[&str]) -> Vec<u8> {
+    let tmp = std::env::temp_dir().join(format!(
+        "ferrite-setup-part-{}-{}.img",
+        std::process::id(),
+        volumes.join("-").replace(':', "_")
+    ));
+    let mut args = Vec::new();
+    for v in volumes {
+        args.push("--volume");
+        args.push(v);
+    }
+    args.extend(["--date", "2026-12-04T05:00:00"]);
+    ferrite_init(&tmp, BLOCKS, &args)
+}
+
+fn attach_image(m: &mut Machine, id: u8, image: &[u8]) {
+    let mut t = DiskTarget::in_memory((image.len() / 512) as u64, ibm()).unwrap();
+    t.write_store(0, image).unwrap();
+    scsi_manager::bus(m).attach(id, Box::new(t));
+}
+
+/// A size as the app words it: tenths of KB, MB or GB, truncated.
+fn size_words(bytes: u64) -> String {
+    let (unit, shift) = match bytes {
+        b if b >= 1 << 30 => ("GB", 30),
+        b if b >= 1 << 20 => ("MB", 20),
+        _ => ("KB", 10),
+    };
+    let tenths = (bytes * 10) >> shift;
+    format!("{}.{} {unit}", tenths / 10, tenths % 10)
+}
+
+fn map_of(image: &[u8]) -> PartitionMap {
+    let mut d = MemDisk::from_bytes(image.to_vec());
+    read_map(&mut d).expect("a readable partition map")
+}
+
+/// Every HFS volume of the image passes the formatter core's checker.
+fn check_volumes(image: &[u8]) {
+    let mut d = MemDisk::from_bytes(image.to_vec());
+    let map = read_map(&mut d).unwrap();
+    for p in map.hfs_partitions() {
+        let r = Region::new(&mut d, p.start as u64, p.blocks as u64).unwrap();
+        check_volume(r).unwrap_or_else(|e| panic!("volume {}: {e}", p.name));
+    }
+}
+
+/// hfsutils' `hmount` of HFS partition `n` (1 = the first) of the image: the volume name.
+fn hfsutils_volume_name(image: &[u8], n: usize) -> String {
+    let dir = std::env::temp_dir().join(format!("ferrite-setup-part-hfs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let img = dir.join("disk.img");
+    std::fs::write(&img, image).unwrap();
+    let out = Command::new("hmount")
+        .arg(&img)
+        .arg(n.to_string())
+        .env("HOME", &dir)
+        .current_dir(&dir)
+        .output()
+        .expect("hfsutils' hmount (installed by `cargo xtask setup`)");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let _ = Command::new("humount").env("HOME", &dir).output();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "hmount: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.lines()
+        .find_map(|l| l.strip_prefix("Volume name is \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .unwrap_or_else(|| panic!("hmount said: {text}"))
+        .to_string()
+}
+
+/// The Partition window's rows as shown each time it opened.
+fn shown_lists(seen: &[Seen]) -> Vec<Vec<String>> {
+    seen.iter()
+        .filter_map(|s| match s {
+            Seen::Dialog { items, .. } if items[4].starts_with("Partition map of") => Some(
+                items[FIRST_ROW as usize - 1..FIRST_ROW as usize + 9]
+                    .iter()
+                    .filter(|t| !t.is_empty())
+                    .cloned()
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Add "Archive" (5 MB) in the free space, rename its entry, then (a second launch) delete
+/// it: the map and the volumes read back with the core and hfsutils after each step, and
+/// the disk's other volume is untouched byte for byte.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn adds_renames_and_deletes_a_volume_in_free_space() {
+    let disk = ferrite_disk(&["System:10M"]);
+    let before = map_of(&disk);
+    let kinds: Vec<&str> = before.partitions.iter().map(|p| p.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "Apple_partition_map",
+            "Apple_Driver43",
+            "Apple_HFS",
+            "Apple_Free"
+        ]
+    );
+    let system = before.partitions[2].clone();
+    let free = before.partitions[3].clone();
+    let system_bytes = |img: &[u8]| {
+        img[system.start as usize * 512..(system.start + system.blocks) as usize * 512].to_vec()
+    };
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, date());
+        attach_image(&mut m, 3, &disk);
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(3),
+                menu("Drive", "Partition…"),
+                Input::DialogItem(ADD),
+                typing(NAME, "Archive"),
+                typing(SIZE, "5"),
+                Input::DialogItem(OK),
+                // The new volume is the fourth entry (the free entry became it).
+                Input::DialogItem(FIRST_ROW + 3),
+                Input::DialogItem(RENAME),
+                typing(NAME, "Old Archive"),
+                Input::DialogItem(OK),
+                Input::DialogItem(DONE),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert_fits_small_screen(&s.seen);
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        let lists = shown_lists(&s.seen);
+        // Opened three times: at first, after Add, after Rename (a click only marks a line).
+        assert_eq!(lists.len(), 3, "{ctx}");
+        assert_eq!(
+            lists[0],
+            [
+                "   1  Apple_partition_map  Apple  at 1  31.5 KB".to_string(),
+                format!(
+                    "   2  Apple_Driver43  Macintosh  at 64  {}",
+                    size_words(before.partitions[1].blocks as u64 * 512)
+                ),
+                format!(
+                    "   3  Apple_HFS  System  at {}  10.0 MB  not mounted",
+                    system.start
+                ),
+                format!(
+                    "   4  Apple_Free  Extra  at {}  {}",
+                    free.start,
+                    size_words(free.blocks as u64 * 512)
+                ),
+            ],
+            "{ctx}"
+        );
+        assert_eq!(
+            lists[1][3],
+            format!(
+                "   4  Apple_HFS  Archive  at {}  5.0 MB  not mounted",
+                free.start
+            ),
+            "{ctx}"
+        );
+        assert_eq!(
+            lists[2][3],
+            format!(
+                "\u{2022} 4  Apple_HFS  Old Archive  at {}  5.0 MB  not mounted",
+                free.start
+            ),
+            "{ctx}"
+        );
+        let img = image(&mut m, 3);
+        let map = map_of(&img);
+        let p = &map.partitions;
+        assert_eq!(p.len(), 5, "{ctx}");
+        assert_eq!(
+            (
+                p[3].kind.as_str(),
+                p[3].name.as_str(),
+                p[3].start,
+                p[3].blocks
+            ),
+            ("Apple_HFS", "Old Archive", free.start, 5 * 2048),
+            "{ctx}"
+        );
+        assert_eq!(
+            (p[4].kind.as_str(), p[4].start, p[4].blocks),
+            ("Apple_Free", free.start + 5 * 2048, free.blocks - 5 * 2048),
+            "{ctx}"
+        );
+        check_volumes(&img);
+        assert_eq!(system_bytes(&img), system_bytes(&disk), "{ctx}");
+        // hfsutils reads both volumes; the HFS name stays the one given at Add.
+        assert_eq!(hfsutils_volume_name(&img, 1), "System", "{ctx}");
+        assert_eq!(hfsutils_volume_name(&img, 2), "Archive", "{ctx}");
+
+        // Delete it: the confirmation names the entry and the drive.
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(3),
+                menu("Drive", "Partition…"),
+                Input::DialogItem(FIRST_ROW + 3),
+                Input::DialogItem(DELETE),
+                Input::DialogItem(CONFIRM),
+                Input::DialogItem(DONE),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        let confirm = s
+            .alerts()
+            .into_iter()
+            .find_map(|a| match a {
+                Seen::Alert {
+                    kind: AlertKind::Caution,
+                    texts,
+                    buttons,
+                    ..
+                } => Some((texts[0].clone(), buttons.clone())),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no confirmation\n{ctx}"));
+        assert_eq!(
+            confirm.0,
+            "Delete “Old Archive” (entry 4, Apple_HFS, 5.0 MB) of ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks)? The volume and every file on it will be lost.",
+            "{ctx}"
+        );
+        assert_eq!(confirm.1, ["Cancel", "Delete"], "{ctx}");
+        let img = image(&mut m, 3);
+        let map = map_of(&img);
+        let p = &map.partitions;
+        assert_eq!(
+            (p[3].kind.as_str(), p[3].start, p[3].blocks),
+            ("Apple_Free", free.start, 5 * 2048),
+            "{ctx}"
+        );
+        assert_eq!(p.len(), 5, "{ctx}");
+        check_volumes(&img);
+        assert_eq!(system_bytes(&img), system_bytes(&disk), "{ctx}");
+        assert_eq!(hfsutils_volume_name(&img, 1), "System", "{ctx}");
+        m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+    }
+}
+
+/// After a boot through Ferrite's driver from two disks: the startup disk's map is refused
+/// for Add, and a mounted volume's entry for Delete and Rename, each in words naming it;
+/// neither disk changes.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn refuses_the_startup_disk_and_a_mounted_volume() {
+    let disk = ferrite_disk(&["System:10M", "Data:8M"]);
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, date());
+        attach_image(&mut m, 0, &disk);
+        attach_image(&mut m, 2, &disk);
+        let report = boot(&mut m, &BootConfig::new(rom(v43))).unwrap();
+        assert_eq!(report.volumes.len(), 4, "{report}");
+        let boot_drive = report.boot_drive.expect("a startup drive") as i16;
+        let id_of = |number: i16| {
+            let d = report.drives.iter().find(|d| d.number == number).unwrap();
+            (-33 - d.ref_num) as u8
+        };
+        let startup = id_of(boot_drive);
+        let other = if startup == 0 { 2 } else { 0 };
+        // ID 0 has two lines, ID 1 one: ID 2 starts at line 3.
+        let line = |id: u8| if id == 0 { 0 } else { 3 };
+        // The drive serving `other`'s "System" (its third map entry).
+        let system_drive = report
+            .drives
+            .iter()
+            .filter(|d| id_of(d.number) == other)
+            .map(|d| d.number)
+            .min()
+            .unwrap();
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(line(startup)),
+                menu("Drive", "Partition…"),
+                Input::DialogItem(ADD),
+                Input::DialogItem(1),
+                Input::DialogItem(DONE),
+                click_line(line(other)),
+                menu("Drive", "Partition…"),
+                Input::DialogItem(FIRST_ROW + 2),
+                Input::DialogItem(DELETE),
+                Input::DialogItem(1),
+                Input::DialogItem(RENAME),
+                Input::DialogItem(1),
+                Input::DialogItem(DONE),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43} startup=ID {startup}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        let mounted = |command: &str| {
+            format!(
+                "{command} refused: “System” (entry 3, Apple_HFS, 10.0 MB) is mounted as the volume “System” (drive {system_drive}). Put it away (drag it to the Trash), then try again."
+            )
+        };
+        assert_eq!(
+            alert_texts(&s.seen),
+            [
+                format!(
+                    "Add refused: ID {startup} is the startup disk (drive {boot_drive}); its map is never changed while the Mac runs from it. Start up from another disk to change it."
+                ),
+                mounted("Delete"),
+                mounted("Rename"),
+            ],
+            "{ctx}"
+        );
+        // The list says which volumes are mounted.
+        let lists = shown_lists(&s.seen);
+        assert!(
+            lists.last().unwrap()[2].ends_with(&format!("mounted (drive {system_drive})")),
+            "{ctx}"
+        );
+        assert_eq!(image(&mut m, 0), disk, "{ctx}");
+        assert_eq!(image(&mut m, 2), disk, "{ctx}");
+    }
+}
+
+/// A disk attached after start-up has no driver in the Mac: Mount Volumes loads Ferrite's
+/// driver from it, calls its install entry as the ROM would, and mounts both volumes (they
+/// are in the VCB queue, served by unit 32 + ID); a second Mount Volumes finds nothing new.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn mount_volumes_loads_the_driver_and_mounts_a_new_disk() {
+    let startup = ferrite_disk(&["Startup:10M"]);
+    let disk = ferrite_disk(&["System:10M", "Data"]);
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, date());
+        attach_image(&mut m, 0, &startup);
+        let report = boot(&mut m, &BootConfig::new(rom(v43))).unwrap();
+        assert_eq!(report.volumes.len(), 1, "{report}");
+        attach_image(&mut m, 3, &disk);
+        let run = launch(
+            &mut m,
+            vec![
+                // ID 0 has two lines, IDs 1 and 2 one each.
+                click_line(4),
+                menu("Drive", "Mount Volumes"),
+                Input::DialogItem(1),
+                menu("Drive", "Mount Volumes"),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        assert_eq!(
+            alert_texts(&s.seen),
+            [
+                "“System” and “Data” are mounted (Ferrite's driver loaded from the disk).",
+                "No new volume of ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks) was mounted.",
+            ],
+            "{ctx}"
+        );
+        let vcbs = vcb_queue(&m);
+        let names: Vec<&str> = vcbs.iter().map(|v| v.0.as_str()).collect();
+        assert_eq!(names, ["Startup", "System", "Data"], "{ctx}");
+        // Served by the driver at unit 32 + 3 (refNum −36), on two drives of its own.
+        assert!(vcbs[1..].iter().all(|v| v.2 == -36), "{ctx}\n{vcbs:?}");
+        assert_ne!(vcbs[1].1, vcbs[2].1, "{ctx}");
+        let fm = m.state::<FileManager>();
+        assert_eq!(fm.volumes.len(), 3, "{ctx}");
+        m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+        // Nothing was written to the disk.
+        assert_eq!(image(&mut m, 3), disk, "{ctx}");
+    }
+}
+
+/// A disk attached after start-up whose driver is another vendor's: Mount Volumes does not
+/// run foreign code; it says so and how to get the volumes, and the VCB queue stays as it
+/// was.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn mount_volumes_does_not_run_another_vendors_driver() {
+    let startup = ferrite_disk(&["Startup:10M"]);
+    let mut foreign =
+        ferrite_emu::test_disk::TestDisk::new((0..6000u32).map(|i| (i * 7) as u8).collect());
+    foreign.driver_name = "Vendor".into();
+    let (foreign, _) = foreign.build();
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, date());
+        attach_image(&mut m, 0, &startup);
+        boot(&mut m, &BootConfig::new(rom(v43))).unwrap();
+        attach_image(&mut m, 3, &foreign);
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(4),
+                menu("Drive", "Mount Volumes"),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        let blocks = foreign.len() / 512;
+        assert_eq!(
+            alert_texts(&s.seen),
+            [format!(
+                "The volumes of ID 3, IBM DORS-31080 ({}, {blocks} blocks) cannot be mounted: its driver is not Ferrite's, and Ferrite Setup loads only its own: restart to let the Mac load it.",
+                size_words(blocks as u64 * 512)
+            )],
+            "{ctx}"
+        );
+        let names: Vec<String> = vcb_queue(&m).into_iter().map(|v| v.0).collect();
+        assert_eq!(names, ["Startup"], "{ctx}");
+        assert!(m.drives().iter().all(|d| d.ref_num != -36), "{ctx}");
+    }
+}
