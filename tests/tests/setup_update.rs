@@ -169,12 +169,12 @@ fn update_driver_refuses_a_too_small_driver_partition_with_no_free_space() {
 
 /// The drive stops answering selection after `n` commands of an Initialize of a blank disk,
 /// at several points: the app says so in words, naming the drive; and the disk is either
-/// complete (the drive went away after the last write, during the read-back) or carries no
-/// partition map at all (block 0 is not a driver descriptor map and block 1 not a map entry),
+/// complete (the drive went away after the last write, during the read-back) or block 0 is
+/// not a driver descriptor map — written last, it is what makes the map visible to a Mac —
 /// so no Mac mounts a half-written volume from it.
 #[test]
 #[ignore = "needs the m68k build: run `cargo xtask test`"]
-fn a_drive_vanishing_mid_initialize_leaves_no_map() {
+fn a_drive_vanishing_mid_initialize_leaves_no_visible_map() {
     const BLOCKS: u64 = 24 * 2048;
     let script = || {
         vec![
@@ -218,27 +218,25 @@ fn a_drive_vanishing_mid_initialize_leaves_no_map() {
                 s.transcript()
             );
             let texts = alert_texts(&s.seen);
-            assert!(!texts.iter().any(|t| t.contains("is initialized")), "{ctx}");
-            let stop = s
-                .seen
-                .iter()
-                .find_map(|x| match x {
-                    Seen::Alert {
-                        kind: AlertKind::Stop,
-                        texts,
-                        ..
-                    } => Some(texts[0].clone()),
-                    _ => None,
-                })
-                .unwrap_or_else(|| panic!("no stop alert\n{ctx}"));
-            assert!(
-                stop.contains("ID 3") && stop.contains("did not answer") && stop.contains("Rescan"),
-                "{ctx}"
-            );
             let after = image(&mut m, ID);
+            if let Some(note) = texts.iter().find(|t| t.contains("is initialized")) {
+                // Gone after the last write: the disk is whole, and the note says why its
+                // volumes are not mounted.
+                assert!(
+                    note.contains("not mounted") && note.contains("did not answer"),
+                    "{ctx}"
+                );
+                assert!(
+                    after == complete,
+                    "{ctx}: initialized, but not as a clean run"
+                );
+                assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
+                continue;
+            }
+            // Block 0 is written last: a Mac (the ROM, any driver) looks for a disk's map
+            // only through block 0's signature, so map entries without it are inert.
             let has_ddm = after[..2] == [0x45, 0x52];
-            let has_entry = after[512..514] == [0x50, 0x4D];
-            if has_ddm || has_entry {
+            if has_ddm {
                 assert!(
                     after == complete,
                     "{ctx}: a partition map on a half-written disk"
