@@ -12,6 +12,7 @@
 
 extern crate alloc;
 
+pub mod bench;
 pub mod bus;
 pub mod caching;
 pub mod disk;
@@ -25,4 +26,3 @@ pub mod words;
 mod application;
 #[cfg(target_arch = "m68k")]
 mod scsi;
-

@@ -399,7 +399,11 @@ mod tests {
         let at = l.image_offset;
         assert_eq!(&c[at..at + 13], &img.image[..]);
         assert_eq!(c[at + 13], 0, "the pad byte is zero");
-        assert_eq!(&c[at + 14..], &img.relocs[..], "relocations word-aligned after it");
+        assert_eq!(
+            &c[at + 14..],
+            &img.relocs[..],
+            "relocations word-aligned after it"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //!
 //! On the 68k only: `dialog` (a modal dialog's items), `alerts`, `progress` (the progress
 //! window: a [`crate::ops::Monitor`] with Cancel), `initialize` (the Initialize command), `commands`
-//! (Update Driver, Drive Settings, Test) and `lowmem` (reading the drive queue and `BootDrive`).
+//! (Update Driver, Drive Settings, Test), `bench` (Benchmark…) and `lowmem` (reading the drive queue and `BootDrive`).
 
 pub mod bus_list;
 pub mod drives;
@@ -19,6 +19,8 @@ pub mod texts;
 
 #[cfg(target_arch = "m68k")]
 pub(crate) mod alerts;
+#[cfg(target_arch = "m68k")]
+pub(crate) mod bench;
 #[cfg(target_arch = "m68k")]
 pub(crate) mod commands;
 #[cfg(target_arch = "m68k")]
