@@ -169,7 +169,8 @@ impl Path<'_> {
                 let mut s = String::new();
                 let _ = write!(
                     s,
-                    "the driver answered _Read at byte {} with ",
+                    "the driver answered {} at byte {} with ",
+                    if write { "_Write" } else { "_Read" },
                     r.block as u64 * 512
                 );
                 match words::mac_os_error(e) {
