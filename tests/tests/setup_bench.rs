@@ -231,7 +231,7 @@ fn benchmark_writes_only_free_space_and_reports_emulated_time() {
                 x,
                 Seen::Alert {
                     kind: AlertKind::Caution,
-                    id: 142,
+                    id: 152,
                     hit: 2,
                     ..
                 }

@@ -31,19 +31,19 @@ use crate::disk::{self, Data};
 use crate::ops::{self, Monitor, Stage};
 use crate::words;
 
-/// DLOG/DITL 140 (Benchmark) and its items.
-pub const DIALOG: i16 = 140;
+/// DLOG/DITL 150 (Benchmark) and its items.
+pub const DIALOG: i16 = 150;
 pub const START: i16 = 1;
 pub const CANCEL: i16 = 2;
 pub const WRITES: i16 = 5;
-/// DLOG/DITL 141 (the results).
-pub const RESULTS: i16 = 141;
+/// DLOG/DITL 151 (the results).
+pub const RESULTS: i16 = 151;
 pub const RESULTS_OK: i16 = 1;
 pub const RESULTS_COPY: i16 = 2;
 /// Caution alert: write into this free space? Cancel (1), Write (2).
-pub const CONFIRM_WRITES: i16 = 142;
+pub const CONFIRM_WRITES: i16 = 152;
 /// Caution alert: writes refused, run read-only? Cancel (1), Read Only (2).
-pub const OFFER_READ_ONLY: i16 = 143;
+pub const OFFER_READ_ONLY: i16 = 153;
 
 /// Low memory (`docs/mac-facts.md` §5, §15): the drive queue header and the unit table.
 const DRV_Q_HDR: usize = 0x308;
