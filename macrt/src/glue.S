@@ -158,6 +158,9 @@
         PASCAL  rt_ReleaseResource, 0xA9A3, none, l
         PASCAL  rt_ExitToShell,     0xA9F4, none
         PASCAL  rt_SysBeep,         0xA9C8, none, w
+| Scrap Manager (Inside Macintosh: More Macintosh Toolbox, "Scrap Manager").
+        PASCAL  rt_ZeroScrap,       0xA9FC, l
+        PASCAL  rt_PutScrap,        0xA9FE, l, l, l, l
 | ---- Original SCSI Manager (_SCSIDispatch, selector on top) ------------------------------
         PASCAL_SEL rt_SCSIGet,      0xA815, 1, w
         PASCAL_SEL rt_SCSISelect,   0xA815, 2, w, w
@@ -233,6 +236,25 @@ rt_Gestalt:
         movea.l 8(%sp),%a1
         move.l  %a0,(%a1)
         ext.l   %d0
+        rts
+| i32 rt_PBReadSync(IOParam *pb) / rt_PBWriteSync: the Device Manager's _Read / _Write
+| ($A002 / $A003, synchronous: A0 = the parameter block, D0 = the result). D2 is saved
+| because the C ABI keeps it and the trap dispatcher's treatment of it is not relied on.
+        .globl  rt_PBReadSync
+rt_PBReadSync:
+        move.l  %d2,-(%sp)
+        movea.l 8(%sp),%a0
+        .short  0xA002                  | _Read
+        ext.l   %d0
+        move.l  (%sp)+,%d2
+        rts
+        .globl  rt_PBWriteSync
+rt_PBWriteSync:
+        move.l  %d2,-(%sp)
+        movea.l 8(%sp),%a0
+        .short  0xA003                  | _Write
+        ext.l   %d0
+        move.l  (%sp)+,%d2
         rts
 | i32 rt_SCSIAction(void *pb): SCSI Manager 4.3, synchronous when scsiCompletion is NIL
         .globl  rt_SCSIAction

@@ -72,6 +72,11 @@ unsafe extern "C" {
     pub fn rt_ReleaseResource(h: u32);
     pub fn rt_ExitToShell() -> !;
     pub fn rt_SysBeep(ticks: i32);
+    pub fn rt_ZeroScrap() -> i32;
+    pub fn rt_PutScrap(length: u32, rtype: u32, source: *const u8) -> i32;
+    /// `_Read` / `_Write`, synchronous, on an `IOParam`.
+    pub fn rt_PBReadSync(pb: *mut u8) -> i32;
+    pub fn rt_PBWriteSync(pb: *mut u8) -> i32;
 
     pub fn rt_SCSIGet() -> i32;
     pub fn rt_SCSISelect(id: i32) -> i32;

@@ -291,6 +291,20 @@ pub fn next_event(wne: bool, sleep: u32, evt: &mut EventRecord) -> bool {
     }
 }
 
+/// Put `text` on the clipboard as its only `'TEXT'` (`ZeroScrap`, then `PutScrap`); the
+/// Scrap Manager's result (0: done).
+pub fn put_scrap_text(text: &[u8]) -> i32 {
+    const TEXT: u32 = u32::from_be_bytes(*b"TEXT");
+    // SAFETY: plain calls; `text` outlives them (PutScrap copies it).
+    unsafe {
+        let r = sys::rt_ZeroScrap();
+        if r != 0 {
+            return r;
+        }
+        sys::rt_PutScrap(text.len() as u32, TEXT, text.as_ptr())
+    }
+}
+
 pub fn tick_count() -> u32 {
     // SAFETY: plain call.
     unsafe { sys::rt_TickCount() }

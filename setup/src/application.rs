@@ -32,8 +32,17 @@ const UPDATE_DRIVER: i16 = 3;
 const SETTINGS: i16 = 4;
 const TEST: i16 = 5;
 const MOUNT: i16 = 6;
+const BENCHMARK: i16 = 7;
 /// Drive menu items that work on the selected disk.
-const ON_SELECTION: [i16; 6] = [INITIALIZE, PARTITION, UPDATE_DRIVER, SETTINGS, TEST, MOUNT];
+const ON_SELECTION: [i16; 7] = [
+    INITIALIZE,
+    PARTITION,
+    UPDATE_DRIVER,
+    SETTINGS,
+    TEST,
+    MOUNT,
+    BENCHMARK,
+];
 /// `_SCSIAtomic`: present with SCSI Manager 4.3.
 const SCSI_ATOMIC: u16 = 0xA089;
 /// `_SCSIDispatch`: the original SCSI Manager.
@@ -100,7 +109,7 @@ impl Setup {
         let id = match item {
             INITIALIZE => self.target("Initialize"),
             UPDATE_DRIVER => self.target("Update Driver"),
-            SETTINGS | TEST | PARTITION | MOUNT => self.list.selected,
+            SETTINGS | TEST | PARTITION | MOUNT | BENCHMARK => self.list.selected,
             _ => None,
         };
         let Some(id) = id else { return };
@@ -117,6 +126,7 @@ impl Setup {
             UPDATE_DRIVER => commands::update_driver(&self.rt, t, id),
             SETTINGS => commands::settings(t, id),
             TEST => commands::test(&self.rt, t, id),
+            BENCHMARK => crate::ui::bench::run(&self.rt, t, id),
             _ => {}
         }
         // What is on the disk may have changed.

@@ -14,6 +14,7 @@
 
 extern crate alloc;
 
+pub mod bench;
 pub mod boot_driver;
 pub mod bus;
 pub mod caching;

@@ -50,6 +50,8 @@ pub enum Stage {
     Map,
     Verify,
     Reassign,
+    /// Drive ▸ Benchmark… (`crate::bench`).
+    Benchmark,
 }
 
 /// One volume to make.

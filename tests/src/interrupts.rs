@@ -248,6 +248,25 @@ impl Machine {
         }
     }
 
+    /// Let emulated time pass up to cycle `at` while the CPU stays busy inside a call at the
+    /// interrupt mask it has (the original SCSI Manager moving bytes, polled or blind): with
+    /// level 1 open, time moves one retrace at a time and the VBL interrupt (and whatever else
+    /// is due that the mask allows) is taken on the way, so `Ticks` counts every retrace of a
+    /// long transfer, as on a Mac where the transfer loop runs with interrupts enabled; with
+    /// level 1 masked the retraces are lost, as with [`Machine::idle_to_cycle`].
+    pub fn pass_time_taking_interrupts(&mut self, at: u64) -> Result<(), Fault> {
+        if self.interrupt_mask() >= 1 {
+            self.idle_to_cycle(at);
+            return Ok(());
+        }
+        while self.emulated_cycles() < at {
+            let next = self.next_retrace_at().min(at);
+            self.idle_to_cycle(next);
+            self.deliver_interrupts()?;
+        }
+        Ok(())
+    }
+
     /// Let emulated time pass without executing guest instructions, delivering interrupts as
     /// they come due, until `done(machine)` holds. Fails if nothing deliverable is left to
     /// wait for (a real Mac would hang) or after `timeout_ticks` ticks.

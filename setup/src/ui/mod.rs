@@ -13,8 +13,8 @@
 //! On the 68k only: `dialog` (a modal dialog's items), `alerts`, `progress` (the progress
 //! window: a [`crate::ops::Monitor`] with Cancel), `initialize` (the Initialize command), `commands`
 //! (Update Driver, Drive Settings, Test), `partition` (the Partition window), `mount` (Mount
-//! Volumes, and loading a disk's driver) and `lowmem` (reading the drive queue, the VCB queue
-//! and `BootDrive`).
+//! Volumes, and loading a disk's driver), `bench` (Benchmark…) and `lowmem` (reading the drive
+//! queue, the VCB queue and `BootDrive`).
 
 pub mod bus_list;
 pub mod drives;
@@ -24,6 +24,8 @@ pub mod volumes;
 
 #[cfg(target_arch = "m68k")]
 pub(crate) mod alerts;
+#[cfg(target_arch = "m68k")]
+pub(crate) mod bench;
 #[cfg(target_arch = "m68k")]
 pub(crate) mod commands;
 #[cfg(target_arch = "m68k")]

@@ -35,6 +35,7 @@ pub fn stage_words(s: Stage) -> &'static str {
         Stage::Map => "Writing the partition map",
         Stage::Verify => "Reading every block",
         Stage::Reassign => "Reassigning bad blocks",
+        Stage::Benchmark => "Measuring the drive",
     }
 }
 

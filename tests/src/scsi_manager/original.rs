@@ -344,8 +344,10 @@ fn scsi_dispatch(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     // The bus time of this call (and the SCSI Manager's own) passes on the CPU.
     let dt = state(m).bus.time_ns() - t0 + manager_ns;
     if dt > 0 {
+        // The CPU is busy in the SCSI Manager meanwhile, with interrupts as the caller left
+        // them: a VBL that comes due is taken (Ticks counts it) unless level 1 is masked.
         let at = m.emulated_cycles() + ns_to_cycles(m, dt);
-        m.idle_to_cycle(at);
+        m.pass_time_taking_interrupts(at)?;
     }
     // A transaction that ended frees the bus for queued 4.3 requests.
     if state(m).bus.phase() == BusPhase::BusFree {

@@ -935,8 +935,10 @@ fn kick_from(m: &mut Machine, issuing: Option<u32>) -> Result<(), Fault> {
     let cycles = ns_to_cycles(m, ns);
     let inside = issuing == Some(pb) && !bus_reset;
     let Some(cycles) = completion_delay(m, cycles, inside) else {
-        // Completed before SCSIAction returns: the bus time passes inside the call.
-        m.idle_to_cycle(m.emulated_cycles() + cycles);
+        // Completed before SCSIAction returns: the bus time passes inside the call, with
+        // interrupts as the caller has them (a VBL that comes due is taken and counted).
+        let at = m.emulated_cycles() + cycles;
+        m.pass_time_taking_interrupts(at)?;
         state(m).sim.finished_inside = Some(pb);
         return finish(m, req, outcome, data_in);
     };

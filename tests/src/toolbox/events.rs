@@ -47,6 +47,17 @@ pub struct EventState {
     pub idle: u32,
     /// Events asked for in a row while the script waits for a dialog.
     pub waiting: u32,
+    /// Every `TickCount` answer with the emulated cycle it was read at (for tests that check
+    /// an application's timing against emulated time).
+    pub tick_reads: Vec<TickRead>,
+}
+
+/// One `TickCount` call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TickRead {
+    pub ticks: u32,
+    /// [`Machine::emulated_cycles`] then.
+    pub cycles: u64,
 }
 
 struct Event {
@@ -276,6 +287,11 @@ fn system_task(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
 fn tick_count(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let f = Frame::new(m, call, &[], 4)?;
     let t = m.ticks();
+    let cycles = m.emulated_cycles();
+    m.toolbox()
+        .em
+        .tick_reads
+        .push(TickRead { ticks: t, cycles });
     f.ret(m, call, Ret::Long(t))
 }
 

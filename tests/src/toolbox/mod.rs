@@ -28,6 +28,7 @@
 //! * [`controls`]: the controls of dialog items (`GetControlValue`, `SetControlValue`).
 //! * [`events`]: `GetNextEvent`, `WaitNextEvent`, `SystemTask`, `FlushEvents`,
 //!   `TickCount` driven by the script.
+//! * [`scrap`]: `ZeroScrap`, `PutScrap` (the desk scrap Copy writes).
 //! * [`render`] (with [`render_bitmap`], [`render_chrome`], [`render_font`]): the 1-bit
 //!   screen the drawing goes to, composed with the menu bar, window frames, dialog items and
 //!   alerts, saved as PNG.
@@ -43,6 +44,7 @@ pub mod render_bitmap;
 pub mod render_chrome;
 pub mod render_font;
 pub mod resources;
+pub mod scrap;
 pub mod segment_loader;
 pub mod windows;
 
@@ -214,6 +216,8 @@ pub struct Toolbox {
     pub dm: dialogs::DialogState,
     pub em: events::EventState,
     pub sl: segment_loader::SegmentState,
+    /// The desk scrap ([`scrap`]).
+    pub scrap: scrap::ScrapState,
 }
 
 /// Which `Init…` calls have run.
@@ -244,6 +248,7 @@ impl Machine {
         dialogs::install(self);
         controls::install(self);
         events::install(self);
+        scrap::install(self);
     }
 
     /// The Toolbox model's state.

@@ -3,6 +3,8 @@
 use super::case;
 use super::util::*;
 use crate::{Case, Out};
+use alloc::string::String;
+use alloc::vec::Vec;
 
 /// The HFS formatter's catalog node count: a u64 product divided, saturated with
 /// `u64::min` and truncated to u32 (formatter/src/hfs/format.rs before the work-around).
@@ -268,6 +270,55 @@ fn saturating_all_ones(o: &mut Out) {
     each_pair(o, u32_checked_sub_or_max);
 }
 
+/// A partition map row as Ferrite Setup's `ops::partitions` returns it.
+struct Row {
+    kind: String,
+    start: u64,
+    blocks: u64,
+}
+
+/// Ferrite Setup's Benchmark… scratch region (setup/src/ui/bench.rs before the work-around):
+/// the rows narrowed to u32 with `try_from(..).unwrap_or(..)` in a closure, then the
+/// largest free one. On the 68k the start came out as u32::MAX for 16,480.
+#[inline(never)]
+fn scratch_by_try_from(rows: &[Row]) -> Option<(u32, u32)> {
+    let free = rows.iter().map(|r| {
+        (
+            r.kind == "Apple_Free",
+            u32::try_from(r.start).unwrap_or(u32::MAX),
+            u32::try_from(r.blocks).unwrap_or(0),
+        )
+    });
+    let mut best: Option<(u32, u32)> = None;
+    for (is_free, start, blocks) in free {
+        if is_free && blocks >= 1536 && best.is_none_or(|(_, b)| blocks > b) {
+            best = Some((start, blocks));
+        }
+    }
+    best
+}
+
+fn rows_try_from_in_closure(o: &mut Out) {
+    let rows: Vec<Row> = bb([
+        ("Apple_partition_map", 1u64, 63u64),
+        ("Apple_Driver43", 64, 32),
+        ("Apple_HFS", 96, 16_384),
+        ("Apple_Free", 16_480, 24_480),
+    ])
+    .into_iter()
+    .map(|(k, s, b)| Row {
+        kind: String::from(k),
+        start: s,
+        blocks: b,
+    })
+    .collect();
+    let r = scratch_by_try_from(&rows);
+    o.bool(r.is_some());
+    let (s, b) = r.unwrap_or((0, 0));
+    o.u32(s);
+    o.u32(b);
+}
+
 pub const CASES: &[Case] = &[
     case!(u64_min_then_truncate),
     case!(u64_try_from_saturate),
@@ -276,4 +327,5 @@ pub const CASES: &[Case] = &[
     case!(i64_minmax_clamp),
     case!(all_ones_select),
     case!(saturating_all_ones),
+    case!(rows_try_from_in_closure),
 ];
