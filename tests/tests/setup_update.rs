@@ -233,6 +233,22 @@ fn a_drive_vanishing_mid_initialize_leaves_no_visible_map() {
                 assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
                 continue;
             }
+            let stop = s
+                .seen
+                .iter()
+                .find_map(|x| match x {
+                    Seen::Alert {
+                        kind: AlertKind::Stop,
+                        texts,
+                        ..
+                    } => Some(texts[0].clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("no stop alert\n{ctx}"));
+            assert!(
+                stop.contains("ID 3") && stop.contains("did not answer") && stop.contains("Rescan"),
+                "{ctx}"
+            );
             // Block 0 is written last: a Mac (the ROM, any driver) looks for a disk's map
             // only through block 0's signature, so map entries without it are inert.
             let has_ddm = after[..2] == [0x45, 0x52];
