@@ -24,11 +24,11 @@
 #[path = "support/setup.rs"]
 mod support;
 
-use ferrite_emu::scsi::{DiskConfig, DiskTarget, LogEntry};
+use ferrite_emu::Machine;
+use ferrite_emu::scsi::{DiskTarget, LogEntry};
 use ferrite_emu::scsi_manager;
 use ferrite_emu::start_manager::{BootConfig, RomGeneration, boot};
 use ferrite_emu::toolbox::{AlertKind, Input, Seen};
-use ferrite_emu::{CpuModel, Machine};
 use ferrite_setup::bench::{self, Planned, Series};
 use support::*;
 
@@ -38,16 +38,6 @@ const ID: u8 = 3;
 const TICK_SLACK: f64 = 2.0;
 /// 60.15 ticks per second.
 const TICKS_PER_SECOND: f64 = 60.15;
-
-fn both() -> impl Iterator<Item = (CpuModel, bool)> {
-    CPUS.into_iter().flat_map(|c| [(c, true), (c, false)])
-}
-
-fn attach_image(m: &mut Machine, id: u8, image: &[u8], cfg: DiskConfig) {
-    let mut t = DiskTarget::in_memory((image.len() / 512) as u64, cfg).unwrap();
-    t.write_store(0, image).unwrap();
-    scsi_manager::bus(m).attach(id, Box::new(t));
-}
 
 /// The partition map's entries: (type, start, blocks), read here from the bytes.
 fn map(image: &[u8]) -> Vec<(String, u64, u64)> {

@@ -8,12 +8,12 @@
 #[path = "support/setup.rs"]
 mod support;
 
+use ferrite_emu::Machine;
 use ferrite_emu::scsi::{DiskConfig, DiskTarget};
 use ferrite_emu::scsi_manager;
 use ferrite_emu::start_manager::{BootConfig, RomGeneration, boot};
 use ferrite_emu::test_disk::TestDisk;
-use ferrite_emu::toolbox::{AlertKind, Input, Seen};
-use ferrite_emu::{CpuModel, Machine};
+use ferrite_emu::toolbox::{Input, Seen};
 use support::*;
 
 const BLOCKS: u64 = 40_960;
@@ -22,29 +22,6 @@ fn ferrite_disk(blocks: u32) -> Vec<u8> {
     let mut d = TestDisk::new(m68k_file("ferrite-driver.bin"));
     d.total_blocks = blocks;
     d.build().0
-}
-
-fn attach_image(m: &mut Machine, id: u8, image: &[u8], cfg: DiskConfig) {
-    let mut t = DiskTarget::in_memory((image.len() / 512) as u64, cfg).unwrap();
-    t.write_store(0, image).unwrap();
-    scsi_manager::bus(m).attach(id, Box::new(t));
-}
-
-fn stop_alert_text(seen: &[Seen]) -> String {
-    seen.iter()
-        .find_map(|s| match s {
-            Seen::Alert {
-                kind: AlertKind::Stop,
-                texts,
-                ..
-            } => Some(texts[0].clone()),
-            _ => None,
-        })
-        .unwrap_or_default()
-}
-
-fn both() -> impl Iterator<Item = (CpuModel, bool)> {
-    CPUS.into_iter().flat_map(|c| [(c, true), (c, false)])
 }
 
 /// The startup disk (ID 0) and another disk whose drives the Mac has (ID 2), after a boot

@@ -11,11 +11,8 @@ mod support;
 use std::process::Command;
 
 use ferrite_emu::file_manager::FileManager;
-use ferrite_emu::scsi::DiskTarget;
-use ferrite_emu::scsi_manager;
 use ferrite_emu::start_manager::{BootConfig, RomGeneration, boot};
 use ferrite_emu::toolbox::{AlertKind, Input, Seen};
-use ferrite_emu::{CpuModel, Machine};
 use ferrite_formatter::apm::{PartitionMap, read_map};
 use ferrite_formatter::hfs::check_volume;
 use ferrite_formatter::{MemDisk, Region};
@@ -35,10 +32,6 @@ const CONFIRM: i16 = 2;
 
 fn date() -> u32 {
     mac_seconds(2026, 12, 4, 5, 0, 0)
-}
-
-fn both() -> impl Iterator<Item = (CpuModel, bool)> {
-    CPUS.into_iter().flat_map(|c| [(c, true), (c, false)])
 }
 
 fn rom(v43: bool) -> RomGeneration {
@@ -64,12 +57,6 @@ fn ferrite_disk(volumes: &[&str]) -> Vec<u8> {
     }
     args.extend(["--date", "2026-12-04T05:00:00"]);
     ferrite_init(&tmp, BLOCKS, &args)
-}
-
-fn attach_image(m: &mut Machine, id: u8, image: &[u8]) {
-    let mut t = DiskTarget::in_memory((image.len() / 512) as u64, ibm()).unwrap();
-    t.write_store(0, image).unwrap();
-    scsi_manager::bus(m).attach(id, Box::new(t));
 }
 
 /// A size as the app words it: tenths of KB, MB or GB, truncated.
@@ -168,7 +155,7 @@ fn adds_renames_and_deletes_a_volume_in_free_space() {
     };
     for (cpu, v43) in both() {
         let mut m = machine(cpu, v43, date());
-        attach_image(&mut m, 3, &disk);
+        attach_image(&mut m, 3, &disk, ibm());
         let run = launch(
             &mut m,
             vec![
@@ -315,8 +302,8 @@ fn refuses_the_startup_disk_and_a_mounted_volume() {
     let disk = ferrite_disk(&["System:10M", "Data:8M"]);
     for (cpu, v43) in both() {
         let mut m = machine(cpu, v43, date());
-        attach_image(&mut m, 0, &disk);
-        attach_image(&mut m, 2, &disk);
+        attach_image(&mut m, 0, &disk, ibm());
+        attach_image(&mut m, 2, &disk, ibm());
         let report = boot(&mut m, &BootConfig::new(rom(v43))).unwrap();
         assert_eq!(report.volumes.len(), 4, "{report}");
         let boot_drive = report.boot_drive.expect("a startup drive") as i16;
@@ -395,10 +382,10 @@ fn mount_volumes_loads_the_driver_and_mounts_a_new_disk() {
     let disk = ferrite_disk(&["System:10M", "Data"]);
     for (cpu, v43) in both() {
         let mut m = machine(cpu, v43, date());
-        attach_image(&mut m, 0, &startup);
+        attach_image(&mut m, 0, &startup, ibm());
         let report = boot(&mut m, &BootConfig::new(rom(v43))).unwrap();
         assert_eq!(report.volumes.len(), 1, "{report}");
-        attach_image(&mut m, 3, &disk);
+        attach_image(&mut m, 3, &disk, ibm());
         let run = launch(
             &mut m,
             vec![
@@ -449,9 +436,9 @@ fn mount_volumes_does_not_run_another_vendors_driver() {
     let (foreign, _) = foreign.build();
     for (cpu, v43) in both() {
         let mut m = machine(cpu, v43, date());
-        attach_image(&mut m, 0, &startup);
+        attach_image(&mut m, 0, &startup, ibm());
         boot(&mut m, &BootConfig::new(rom(v43))).unwrap();
-        attach_image(&mut m, 3, &foreign);
+        attach_image(&mut m, 3, &foreign, ibm());
         let run = launch(
             &mut m,
             vec![

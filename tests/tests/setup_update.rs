@@ -11,8 +11,7 @@ mod support;
 use ferrite_emu::scsi::DiskTarget;
 use ferrite_emu::scsi_manager;
 use ferrite_emu::test_disk::{TestDisk, TestVolume};
-use ferrite_emu::toolbox::{AlertKind, Input, Seen};
-use ferrite_emu::{CpuModel, Machine};
+use ferrite_emu::toolbox::{Input, Seen};
 use ferrite_formatter::apm::read_map;
 use ferrite_formatter::device::MemDisk;
 use ferrite_shared::driver_blob::{DRIVER_VERSION_OFFSET, driver_version};
@@ -21,16 +20,6 @@ use support::*;
 const ID: u8 = 3;
 /// Line of ID 3's first row (IDs 0–2 have one line each).
 const ID3_LINE: i16 = 3;
-
-fn both() -> impl Iterator<Item = (CpuModel, bool)> {
-    CPUS.into_iter().flat_map(|c| [(c, true), (c, false)])
-}
-
-fn attach(m: &mut Machine, image: &[u8]) {
-    let mut t = DiskTarget::in_memory((image.len() / 512) as u64, ibm()).unwrap();
-    t.write_store(0, image).unwrap();
-    scsi_manager::bus(m).attach(ID, Box::new(t));
-}
 
 /// Bytes from a fixed generator: a driver that is not Ferrite's.
 fn foreign_driver(len: usize) -> Vec<u8> {
@@ -63,7 +52,7 @@ fn updates(disk: &[u8], volumes: &[(u32, u32)], now: &str) {
     let new_blob = m68k_file("ferrite-driver.bin");
     for (cpu, v43) in both() {
         let mut m = machine(cpu, v43, 0);
-        attach(&mut m, disk);
+        attach_image(&mut m, ID, disk, ibm());
         let run = launch(&mut m, update_script());
         let s = &run.screen;
         let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
@@ -146,7 +135,7 @@ fn update_driver_refuses_a_too_small_driver_partition_with_no_free_space() {
     }
     for (cpu, v43) in both() {
         let mut m = machine(cpu, v43, 0);
-        attach(&mut m, &disk);
+        attach_image(&mut m, ID, &disk, ibm());
         let run = launch(&mut m, update_script());
         let s = &run.screen;
         let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
@@ -233,18 +222,8 @@ fn a_drive_vanishing_mid_initialize_leaves_no_visible_map() {
                 assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
                 continue;
             }
-            let stop = s
-                .seen
-                .iter()
-                .find_map(|x| match x {
-                    Seen::Alert {
-                        kind: AlertKind::Stop,
-                        texts,
-                        ..
-                    } => Some(texts[0].clone()),
-                    _ => None,
-                })
-                .unwrap_or_else(|| panic!("no stop alert\n{ctx}"));
+            let stop = stop_alert_text(&s.seen);
+            assert!(!stop.is_empty(), "no stop alert\n{ctx}");
             assert!(
                 stop.contains("ID 3") && stop.contains("did not answer") && stop.contains("Rescan"),
                 "{ctx}"

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use ferrite_emu::scsi::{DiskConfig, DiskTarget};
 use ferrite_emu::scsi_manager::{self, ScsiManagerConfig};
-use ferrite_emu::toolbox::{AppRun, Input, Launch, Seen};
+use ferrite_emu::toolbox::{AlertKind, AppRun, Input, Launch, Seen};
 use ferrite_emu::{CpuModel, Machine};
 use ferrite_formatter::macbinary;
 
@@ -71,6 +71,32 @@ pub fn ibm() -> DiskConfig {
         revision: "WA6A".into(),
         ..DiskConfig::default()
     }
+}
+
+/// Every CPU the Setup tests run on, each under SCSI Manager 4.3 (`true`) and the original one.
+pub fn both() -> impl Iterator<Item = (CpuModel, bool)> {
+    CPUS.into_iter().flat_map(|c| [(c, true), (c, false)])
+}
+
+/// A disk holding `image` (its size), answering as `cfg`, at `id`.
+pub fn attach_image(m: &mut Machine, id: u8, image: &[u8], cfg: DiskConfig) {
+    let mut t = DiskTarget::in_memory((image.len() / 512) as u64, cfg).unwrap();
+    t.write_store(0, image).unwrap();
+    scsi_manager::bus(m).attach(id, Box::new(t));
+}
+
+/// The first stop alert's text ("" when there was none).
+pub fn stop_alert_text(seen: &[Seen]) -> String {
+    seen.iter()
+        .find_map(|s| match s {
+            Seen::Alert {
+                kind: AlertKind::Stop,
+                texts,
+                ..
+            } => Some(texts[0].clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// Launch Ferrite Setup with `script`.
