@@ -17,6 +17,9 @@ use ferrite_shared::driver_blob::Settings;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod support;
+use support::resource_fork;
+
 const NEEDS_DRIVER: &str =
     "the real driver must be embedded: run `cargo xtask test` (or `cargo xtask build` first)";
 
@@ -133,55 +136,6 @@ fn fails(s: &Scratch, args: &[&str]) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(!err.trim().is_empty(), "no error message");
     err
-}
-
-/// A resource fork holding `res` (type, ID, data), laid out as `docs/mac-facts.md` §11 says:
-/// header, data at 256 (a length word before each resource), then the map (type list at
-/// map + 28, one reference list per type, an empty name list).
-fn resource_fork(res: &[(&[u8; 4], i16, &[u8])]) -> Vec<u8> {
-    let mut types: Vec<[u8; 4]> = Vec::new();
-    for (t, _, _) in res {
-        if !types.contains(t) {
-            types.push(**t);
-        }
-    }
-    let mut data = Vec::new();
-    let mut at = Vec::new();
-    for (_, _, d) in res {
-        at.push(data.len() as u32);
-        data.extend_from_slice(&(d.len() as u32).to_be_bytes());
-        data.extend_from_slice(d);
-    }
-    let list_len = 2 + 8 * types.len();
-    let mut list = ((types.len() as u16).wrapping_sub(1))
-        .to_be_bytes()
-        .to_vec();
-    let mut refs = Vec::new();
-    for t in &types {
-        let mine: Vec<usize> = (0..res.len()).filter(|&i| res[i].0 == t).collect();
-        list.extend_from_slice(t);
-        list.extend_from_slice(&(mine.len() as u16 - 1).to_be_bytes());
-        list.extend_from_slice(&((list_len + refs.len()) as u16).to_be_bytes());
-        for i in mine {
-            refs.extend_from_slice(&res[i].1.to_be_bytes());
-            refs.extend_from_slice(&0xFFFFu16.to_be_bytes()); // no name
-            refs.extend_from_slice(&at[i].to_be_bytes()); // attributes 0, 24-bit offset
-            refs.extend_from_slice(&[0; 4]);
-        }
-    }
-    let mut map = vec![0u8; 28];
-    map[24..26].copy_from_slice(&28u16.to_be_bytes());
-    map[26..28].copy_from_slice(&((28 + list.len() + refs.len()) as u16).to_be_bytes());
-    map.extend_from_slice(&list);
-    map.extend_from_slice(&refs);
-    let mut fork = vec![0u8; 256];
-    fork[0..4].copy_from_slice(&256u32.to_be_bytes());
-    fork[4..8].copy_from_slice(&(256 + data.len() as u32).to_be_bytes());
-    fork[8..12].copy_from_slice(&(data.len() as u32).to_be_bytes());
-    fork[12..16].copy_from_slice(&(map.len() as u32).to_be_bytes());
-    fork.extend_from_slice(&data);
-    fork.extend_from_slice(&map);
-    fork
 }
 
 /// hasBundle and hasBeenInited (`fdFlags`).

@@ -10,37 +10,8 @@ use ferrite_formatter::init::{self, InitError, InitOptions, InitStage, VolumeSpe
 use ferrite_formatter::{BlockDevice, DeviceError, MemDisk, Region};
 use ferrite_shared::partition_map::MapError;
 
-/// A disk that loses power after `left` more blocks are written: every later write fails
-/// and changes nothing. Writes go one block at a time, in the order asked.
-struct StopAfter<'a> {
-    disk: &'a mut MemDisk,
-    left: usize,
-    written: usize,
-}
-
-impl BlockDevice for StopAfter<'_> {
-    fn block_size(&self) -> u32 {
-        self.disk.block_size()
-    }
-    fn block_count(&self) -> u64 {
-        self.disk.block_count()
-    }
-    fn read_blocks(&mut self, block: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
-        self.disk.read_blocks(block, buf)
-    }
-    fn write_blocks(&mut self, block: u64, buf: &[u8]) -> Result<(), DeviceError> {
-        let bs = self.block_size() as usize;
-        for (i, b) in buf.chunks(bs).enumerate() {
-            if self.left == 0 {
-                return Err(DeviceError::Io("power lost (test)".into()));
-            }
-            self.disk.write_blocks(block + i as u64, b)?;
-            self.left -= 1;
-            self.written += 1;
-        }
-        Ok(())
-    }
-}
+mod support;
+use support::StopAfter;
 
 fn driver(len: usize, seed: u32) -> Vec<u8> {
     (0..len as u32)

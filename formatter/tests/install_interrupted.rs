@@ -19,41 +19,12 @@ use cli::disk::DriverOptions;
 use ferrite_emu::start_manager::{RomChecks, RomGeneration, Verdict, examine_disk};
 use ferrite_formatter::apm::{self, HfsPartitionSpec, Layout, PartSize, read_map, write_map};
 use ferrite_formatter::hfs::{FormatOptions, check_volume, format_volume};
-use ferrite_formatter::{BlockDevice, DeviceError, MemDisk, Region};
+use ferrite_formatter::{BlockDevice, MemDisk, Region};
 use ferrite_shared::driver_blob::Settings;
 use ferrite_shared::partition_map::{boot_checksum, dd_type};
 
-/// A disk that loses power after `left` more blocks are written: every later write fails
-/// and changes nothing. Writes go one block at a time, in the order asked.
-struct StopAfter<'a> {
-    disk: &'a mut MemDisk,
-    left: usize,
-    written: usize,
-}
-
-impl BlockDevice for StopAfter<'_> {
-    fn block_size(&self) -> u32 {
-        self.disk.block_size()
-    }
-    fn block_count(&self) -> u64 {
-        self.disk.block_count()
-    }
-    fn read_blocks(&mut self, block: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
-        self.disk.read_blocks(block, buf)
-    }
-    fn write_blocks(&mut self, block: u64, buf: &[u8]) -> Result<(), DeviceError> {
-        let bs = self.block_size() as usize;
-        for (i, b) in buf.chunks(bs).enumerate() {
-            if self.left == 0 {
-                return Err(DeviceError::Io("power lost (test)".into()));
-            }
-            self.disk.write_blocks(block + i as u64, b)?;
-            self.left -= 1;
-            self.written += 1;
-        }
-        Ok(())
-    }
-}
+mod support;
+use support::StopAfter;
 
 /// A stand-in Ferrite driver (blob header, a version-2 settings block, code-like filler
 /// from `seed`).
