@@ -8,19 +8,17 @@
 //! fails when either is stale. `cargo xtask screenshots` (or `FERRITE_WRITE_DOCS=1`) rewrites
 //! them. Adding a screen is one more [`Scene`] (see docs/SCREENSHOTS.md).
 
+#[path = "support/setup.rs"]
+mod support;
+
 use std::path::PathBuf;
 
-use ferrite_emu::scsi::{DiskConfig, DiskTarget};
-use ferrite_emu::scsi_manager::{self, ScsiManagerConfig};
-use ferrite_emu::test_disk::TestDisk;
+use ferrite_emu::CpuModel;
 use ferrite_emu::toolbox::render_bitmap::Bitmap;
 use ferrite_emu::toolbox::render_chrome::{self as chrome, MENU_BAR_HEIGHT, TITLE_BAR_HEIGHT};
 use ferrite_emu::toolbox::render_font::{self, BitmapFont};
 use ferrite_emu::toolbox::{Input, Launch, ScreenRecord, Seen, WindowKind};
-use ferrite_emu::{CpuModel, Machine};
-use ferrite_formatter::macbinary;
-
-const NEEDS: &str = "needs the m68k build: run `cargo xtask test`";
+use support::{setup_fork, two_disk_bus};
 
 /// One screenshot: a scripted run and the moment to take the screen.
 struct Scene {
@@ -268,57 +266,9 @@ const SCENES: &[Scene] = &[
     },
 ];
 
-fn m68k_file(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("FERRITE_M68K_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/m68k"));
-    let path = dir.join(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; {NEEDS}", path.display()))
-}
-
-fn setup_fork() -> Vec<u8> {
-    macbinary::parse(&m68k_file("FerriteSetup.bin"))
-        .expect("FerriteSetup.bin is MacBinary")
-        .rsrc
-}
-
-/// The bus of tests/tests/setup_app.rs: ID 0, a 40 MB Quantum with a Ferrite-formatted map;
-/// ID 3, a blank 1 GB IBM disk.
-fn machine(cpu: CpuModel, v43: bool) -> Machine {
-    let mut m = Machine::new(cpu);
-    m.install_mac_os();
-    scsi_manager::install(
-        &mut m,
-        ScsiManagerConfig {
-            v43_present: v43,
-            ..Default::default()
-        },
-    );
-    let mut disk = TestDisk::new(m68k_file("ferrite-driver.bin"));
-    disk.total_blocks = 81_920;
-    let (image, _) = disk.build();
-    let cfg = DiskConfig {
-        vendor: "QUANTUM".into(),
-        product: "LPS40S".into(),
-        revision: "0230".into(),
-        ..DiskConfig::default()
-    };
-    let mut quantum = DiskTarget::in_memory(81_920, cfg).unwrap();
-    quantum.write_store(0, &image).unwrap();
-    scsi_manager::bus(&mut m).attach(0, Box::new(quantum));
-    let cfg = DiskConfig {
-        vendor: "IBM".into(),
-        product: "DORS-31080".into(),
-        revision: "WA6A".into(),
-        ..DiskConfig::default()
-    };
-    scsi_manager::bus(&mut m).attach(3, Box::new(DiskTarget::in_memory(2_118_144, cfg).unwrap()));
-    m
-}
-
 /// Run `scene`: its screen and what the user saw.
 fn shoot(scene: &Scene) -> (Bitmap, ScreenRecord) {
-    let mut m = machine(scene.cpu, scene.scsi43);
+    let mut m = two_disk_bus(scene.cpu, scene.scsi43);
     m.capture_screens(true);
     let script = (scene.script)();
     let want = script[scene.at].clone();

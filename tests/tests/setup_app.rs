@@ -4,67 +4,22 @@
 //! original SCSI Manager: the window lists exactly those two, About and Quit work, and the
 //! application leaves with intact heaps.
 
-use std::path::PathBuf;
+#[path = "support/setup.rs"]
+mod support;
 
-use ferrite_emu::scsi::{DiskConfig, DiskTarget};
-use ferrite_emu::scsi_manager::{self, ScsiCall, ScsiManagerConfig};
-use ferrite_emu::test_disk::TestDisk;
+use ferrite_emu::scsi_manager::{self, ScsiCall};
 use ferrite_emu::toolbox::{AlertKind, Input, Launch, Seen};
-use ferrite_emu::{CpuModel, Machine};
 use ferrite_formatter::macbinary;
-
-const CPUS: [CpuModel; 2] = [CpuModel::M68000, CpuModel::M68040];
-const NEEDS: &str = "needs the m68k build: run `cargo xtask test`";
-
-fn m68k_file(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("FERRITE_M68K_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/m68k"));
-    let path = dir.join(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; {NEEDS}", path.display()))
-}
+use support::{CPUS, m68k_file, two_disk_bus};
 
 /// The application's resource fork, from the MacBinary file the build ships.
-fn setup_fork() -> Vec<u8> {
+fn checked_setup_fork() -> Vec<u8> {
     let mb =
         macbinary::parse(&m68k_file("FerriteSetup.bin")).expect("FerriteSetup.bin is MacBinary");
     assert_eq!(mb.file_type, *b"APPL");
     assert_eq!(mb.creator, *b"FRRT");
     assert_eq!(mb.name, b"Ferrite Setup");
     mb.rsrc
-}
-
-/// ID 0: a 40 MB Quantum with a Ferrite-formatted map; ID 3: a blank 1 GB IBM disk.
-fn machine(cpu: CpuModel, v43: bool) -> Machine {
-    let mut m = Machine::new(cpu);
-    m.install_mac_os();
-    scsi_manager::install(
-        &mut m,
-        ScsiManagerConfig {
-            v43_present: v43,
-            ..Default::default()
-        },
-    );
-    let mut disk = TestDisk::new(m68k_file("ferrite-driver.bin"));
-    disk.total_blocks = 81_920;
-    let (image, _) = disk.build();
-    let cfg = DiskConfig {
-        vendor: "QUANTUM".into(),
-        product: "LPS40S".into(),
-        revision: "0230".into(),
-        ..DiskConfig::default()
-    };
-    let mut quantum = DiskTarget::in_memory(81_920, cfg).unwrap();
-    quantum.write_store(0, &image).unwrap();
-    scsi_manager::bus(&mut m).attach(0, Box::new(quantum));
-    let cfg = DiskConfig {
-        vendor: "IBM".into(),
-        product: "DORS-31080".into(),
-        revision: "WA6A".into(),
-        ..DiskConfig::default()
-    };
-    scsi_manager::bus(&mut m).attach(3, Box::new(DiskTarget::in_memory(2_118_144, cfg).unwrap()));
-    m
 }
 
 fn driver_version() -> String {
@@ -92,7 +47,7 @@ fn expected_rows(via: &str) -> Vec<String> {
 #[test]
 #[ignore = "needs the m68k build: run `cargo xtask test`"]
 fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
-    let fork = setup_fork();
+    let fork = checked_setup_fork();
     for cpu in CPUS {
         for v43 in [true, false] {
             let via = if v43 {
@@ -100,7 +55,7 @@ fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
             } else {
                 "original SCSI Manager"
             };
-            let mut m = machine(cpu, v43);
+            let mut m = two_disk_bus(cpu, v43);
             let script = vec![
                 Input::Menu {
                     menu: "Apple".into(),
@@ -197,9 +152,9 @@ fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
 #[test]
 #[ignore = "needs the m68k build: run `cargo xtask test`"]
 fn without_wait_next_event_and_rescan() {
-    let fork = setup_fork();
+    let fork = checked_setup_fork();
     for cpu in CPUS {
-        let mut m = machine(cpu, false);
+        let mut m = two_disk_bus(cpu, false);
         m.install_toolbox();
         m.traps_mut().unregister(0xA860);
         let script = vec![
@@ -246,12 +201,12 @@ fn without_wait_next_event_and_rescan() {
 #[ignore = "needs the m68k build: run `cargo xtask test`"]
 fn a_panic_shows_an_alert_and_returns_to_the_finder() {
     use retro68_build::rsrc::ResourceFork;
-    let mut fork = ResourceFork::parse(&setup_fork()).unwrap();
+    let mut fork = ResourceFork::parse(&checked_setup_fork()).unwrap();
     fork.resources
         .retain(|r| !(&r.rtype == b"WIND" && r.id == 128));
     let fork = fork.to_bytes().unwrap();
     for cpu in CPUS {
-        let mut m = machine(cpu, true);
+        let mut m = two_disk_bus(cpu, true);
         let run = m
             .launch_application(&Launch {
                 name: b"Ferrite Setup".to_vec(),
@@ -288,7 +243,7 @@ fn a_panic_shows_an_alert_and_returns_to_the_finder() {
 fn shipped_file_passes_macunpack_rsrcfork_and_the_verifier() {
     use std::process::Command;
     let bin = m68k_file("FerriteSetup.bin");
-    let fork = setup_fork();
+    let fork = checked_setup_fork();
     let dir = std::env::temp_dir().join(format!("ferrite-setup-oracles-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

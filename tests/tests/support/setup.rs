@@ -59,6 +59,34 @@ pub fn machine(cpu: CpuModel, v43: bool, date: u32) -> Machine {
     m
 }
 
+/// The bus of the launch tests and the screenshots: ID 0, a 40 MB Quantum with a
+/// Ferrite-formatted map (the emulator's test-disk layout); ID 3, a blank 1 GB IBM disk. The
+/// clock is left at the model's default.
+pub fn two_disk_bus(cpu: CpuModel, v43: bool) -> Machine {
+    let mut m = Machine::new(cpu);
+    m.install_mac_os();
+    scsi_manager::install(
+        &mut m,
+        ScsiManagerConfig {
+            v43_present: v43,
+            ..Default::default()
+        },
+    );
+    let mut disk = ferrite_emu::test_disk::TestDisk::new(m68k_file("ferrite-driver.bin"));
+    disk.total_blocks = 81_920;
+    let (image, _) = disk.build();
+    assert_eq!(image.len(), 81_920 * 512);
+    let cfg = DiskConfig {
+        vendor: "QUANTUM".into(),
+        product: "LPS40S".into(),
+        revision: "0230".into(),
+        ..DiskConfig::default()
+    };
+    attach_image(&mut m, 0, &image, cfg);
+    attach_blank(&mut m, 3, 2_118_144, ibm());
+    m
+}
+
 /// A blank IBM disk of `blocks` at `id`.
 pub fn attach_blank(m: &mut Machine, id: u8, blocks: u64, cfg: DiskConfig) {
     scsi_manager::bus(m).attach(id, Box::new(DiskTarget::in_memory(blocks, cfg).unwrap()));
