@@ -671,6 +671,20 @@ pub fn update_driver_with(
     })
 }
 
+/// Whether Update Driver can go ahead on the drive at `id` — write protection, the map, room
+/// for the embedded driver beside the installed one — found out without writing (the
+/// formatter core's `install::check`), so that a refusal comes before any confirmation.
+pub fn check_update(t: &mut dyn Transport, id: u8) -> Result<(), OpError> {
+    check_update_with(t, id, driver_blob()?)
+}
+
+/// [`check_update`] with `blob` instead of the embedded driver.
+pub fn check_update_with(t: &mut dyn Transport, id: u8, blob: Vec<u8>) -> Result<(), OpError> {
+    let mut d = open_for_writing(t, id)?;
+    read_map_for_update(&mut d)?;
+    install::check(&mut d, blob).map_err(|e| install_error(&mut d, e))
+}
+
 /// The map as Update Driver needs it (a damaged driver checksum is fine: it is replaced).
 fn read_map_for_update(d: &mut ScsiDisk<'_>) -> Result<(), OpError> {
     match apm::read_map(&mut *d) {

@@ -40,7 +40,9 @@ fn info(t: &mut dyn Transport, id: u8, command: &str) -> Option<(DriveInfo, Stri
     }
 }
 
-/// Update Driver: confirm (naming the drive and its driver now), then install in place.
+/// Update Driver: refuse in words what the install would refuse (no room for the driver, no
+/// map), found out without writing; else confirm (naming the drive and its driver now), then
+/// install in place.
 pub fn update_driver(rt: &Runtime, t: &mut dyn Transport, id: u8) {
     let Some((info, name)) = info(t, id, "Update Driver") else {
         return;
@@ -51,6 +53,12 @@ pub fn update_driver(rt: &Runtime, t: &mut dyn Transport, id: u8) {
             s,
             "Update Driver refused: {name} is write-protected. Switch its write protection off, then try again."
         );
+        alerts::error(&s);
+        return;
+    }
+    if let Err(e) = ops::check_update(t, id) {
+        let mut s = String::new();
+        let _ = write!(s, "Update Driver refused for {name}. {e}");
         alerts::error(&s);
         return;
     }
