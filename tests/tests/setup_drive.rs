@@ -71,8 +71,8 @@ fn initialize_refuses_the_startup_disk_and_a_disk_in_use() {
                 click_line(0),
                 menu("Drive", "Initialize…"),
                 Input::DialogItem(1),
-                // ID 0 has two lines: ID 2's first line is line 3.
-                click_line(3),
+                // ID 0 has three lines, ID 1 one: ID 2's first line is line 4.
+                click_line(4),
                 menu("Drive", "Initialize…"),
                 Input::DialogItem(1),
                 Input::CommandKey('q'),

@@ -313,8 +313,8 @@ fn refuses_the_startup_disk_and_a_mounted_volume() {
         };
         let startup = id_of(boot_drive);
         let other = if startup == 0 { 2 } else { 0 };
-        // ID 0 has two lines, ID 1 one: ID 2 starts at line 3.
-        let line = |id: u8| if id == 0 { 0 } else { 3 };
+        // ID 0 has three lines, ID 1 one: ID 2 starts at line 4.
+        let line = |id: u8| if id == 0 { 0 } else { 4 };
         // The drive serving `other`'s "System" (its third map entry).
         let system_drive = report
             .drives
@@ -389,8 +389,8 @@ fn mount_volumes_loads_the_driver_and_mounts_a_new_disk() {
         let run = launch(
             &mut m,
             vec![
-                // ID 0 has two lines, IDs 1 and 2 one each.
-                click_line(4),
+                // ID 0 has three lines, IDs 1 and 2 one each.
+                click_line(5),
                 menu("Drive", "Mount Volumes"),
                 Input::DialogItem(1),
                 menu("Drive", "Mount Volumes"),
@@ -442,7 +442,8 @@ fn mount_volumes_does_not_run_another_vendors_driver() {
         let run = launch(
             &mut m,
             vec![
-                click_line(4),
+                // ID 0 has three lines, IDs 1 and 2 one each.
+                click_line(5),
                 menu("Drive", "Mount Volumes"),
                 Input::DialogItem(1),
                 Input::CommandKey('q'),
