@@ -178,9 +178,27 @@ struct Place {
 /// checked before the first write; see the module comment for the order of the writes.
 pub fn install<D: BlockDevice + ?Sized>(
     dev: &mut D,
-    mut blob: Vec<u8>,
+    blob: Vec<u8>,
     adjust: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), String>,
 ) -> Result<Installed, InstallError> {
+    Ok(install_or_check(dev, blob, adjust, true)?.expect("written"))
+}
+
+/// Every check [`install`] makes before its first write — the map, the settings carried
+/// over, room for `blob` beside the installed driver, the map's length — without writing:
+/// `Ok` when [`install`] of the same `blob` would go ahead (it can still meet a device
+/// error). Lets a caller refuse before asking to confirm.
+pub fn check<D: BlockDevice + ?Sized>(dev: &mut D, blob: Vec<u8>) -> Result<(), InstallError> {
+    install_or_check(dev, blob, &mut |_| Ok(()), false).map(|_| ())
+}
+
+/// [`install`] (`write`), or only its checks (`None`).
+fn install_or_check<D: BlockDevice + ?Sized>(
+    dev: &mut D,
+    mut blob: Vec<u8>,
+    adjust: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), String>,
+    write: bool,
+) -> Result<Option<Installed>, InstallError> {
     if blob.len() > MAX_DRIVER_BYTES {
         return Err(InstallError::DriverTooLarge { bytes: blob.len() });
     }
@@ -275,6 +293,9 @@ pub fn install<D: BlockDevice + ?Sized>(
         && by_ddm == Some(i)
         && old_bytes.as_deref() == Some(&blob[..])
     {
+        if !write {
+            return Ok(None);
+        }
         let count = entries.len() as u32;
         for (b, e) in entries.iter().enumerate() {
             let mut want = if spare[b] && e.is_driver() {
@@ -291,7 +312,7 @@ pub fn install<D: BlockDevice + ?Sized>(
         }
         dev.flush()?;
         let p = &map.partitions[i];
-        return Ok(Installed {
+        return Ok(Some(Installed {
             bytes: blob.len(),
             map_block: p.map_block,
             start: p.start,
@@ -301,7 +322,7 @@ pub fn install<D: BlockDevice + ?Sized>(
             already: true,
             new_version: driver_blob::driver_version(&blob),
             old: old_kind,
-        });
+        }));
     }
     let place = place_driver(&entries, &spare, need, map.disk_blocks as u64).ok_or(
         InstallError::NoRoom {
@@ -392,6 +413,9 @@ pub fn install<D: BlockDevice + ?Sized>(
     }
     ddm.driver_count.set(1 + keep.len() as u16);
     b0[..512].copy_from_slice(ddm.as_bytes());
+    if !write {
+        return Ok(None);
+    }
 
     // The writes, one block each, in an order that keeps the map readable and block 0's
     // driver intact at every step.
@@ -460,7 +484,7 @@ pub fn install<D: BlockDevice + ?Sized>(
         .iter()
         .find(|p| p.start as u64 == place.start)
         .expect("driver partition");
-    Ok(Installed {
+    Ok(Some(Installed {
         bytes: blob.len(),
         map_block: p.map_block,
         start: p.start,
@@ -477,7 +501,7 @@ pub fn install<D: BlockDevice + ?Sized>(
         already: false,
         new_version: driver_blob::driver_version(&blob),
         old: old_kind,
-    })
+    }))
 }
 
 /// Find room for a driver partition of `need` blocks (up to [`DEFAULT_DRIVER_SLOT_BLOCKS`]

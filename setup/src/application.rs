@@ -25,6 +25,8 @@ const ABOUT_ALERT: i16 = 128;
 /// File menu items.
 const RESCAN: i16 = 1;
 const QUIT: i16 = 3;
+/// Edit menu items (Undo, -, Cut, Copy, Paste, Clear).
+const COPY: i16 = 4;
 /// Drive menu items.
 const INITIALIZE: i16 = 1;
 const PARTITION: i16 = 2;
@@ -57,6 +59,9 @@ struct Setup {
     /// `None`: this Mac has no usable SCSI Manager.
     transport: Option<Box<dyn Transport>>,
     list: BusList,
+    /// The last benchmark's results as text: what Edit ▸ Copy (⌘C) puts on the clipboard
+    /// after the results dialog closed (the window itself has nothing to copy).
+    results: Option<String>,
 }
 
 impl Setup {
@@ -126,7 +131,11 @@ impl Setup {
             UPDATE_DRIVER => commands::update_driver(&self.rt, t, id),
             SETTINGS => commands::settings(t, id),
             TEST => commands::test(&self.rt, t, id),
-            BENCHMARK => crate::ui::bench::run(&self.rt, t, id),
+            BENCHMARK => {
+                if let Some(r) = crate::ui::bench::run(&self.rt, t, id) {
+                    self.results = Some(r);
+                }
+            }
             _ => {}
         }
         // What is on the disk may have changed.
@@ -156,6 +165,13 @@ impl Application for Setup {
                 Flow::Continue
             }
             (FILE_MENU, QUIT) => Flow::Quit,
+            (EDIT_MENU, COPY) => {
+                // No desk accessory took it: the last benchmark's results, if any.
+                if let Some(r) = &self.results {
+                    crate::ui::bench::copy_results(r);
+                }
+                Flow::Continue
+            }
             (DRIVE_MENU, item) => {
                 self.drive_command(item);
                 Flow::Continue
@@ -240,6 +256,7 @@ pub extern "C" fn main() -> ! {
         window: 0,
         transport,
         list: BusList::default(),
+        results: None,
     };
     setup.scan();
     setup.window = tb::new_window(BUS_WINDOW);

@@ -235,7 +235,11 @@ pub fn scan(t: &mut dyn Transport) -> Vec<(u8, Slot)> {
         .collect()
 }
 
-/// The lines the window shows for one ID: the device, then (for block devices) what is on it.
+/// The indent of a device's lines after its first.
+pub const INDENT: &str = "      ";
+
+/// The lines the window shows for one ID: the device, then (for block devices) its size and
+/// what is on it (the window wraps a line too long for it: `ui::bus_list`).
 pub fn rows(id: u8, slot: &Slot) -> Vec<String> {
     let mut first = String::new();
     let _ = write!(first, "ID {id}  ");
@@ -269,7 +273,7 @@ pub fn rows(id: u8, slot: &Slot) -> Vec<String> {
             }
             let mut lines = vec![first];
             if let Some(c) = &d.capacity {
-                let mut second = String::from("      ");
+                let mut second = String::from(INDENT);
                 match c {
                     Ok(c) => {
                         let _ = write!(
@@ -279,21 +283,24 @@ pub fn rows(id: u8, slot: &Slot) -> Vec<String> {
                             c.blocks,
                             c.block_len
                         );
+                        lines.push(second);
+                        // What is on it, on a line of its own (a 512-pixel screen's window
+                        // has room for 77 characters of Monaco 9).
+                        let mut third = String::from(INDENT);
                         match &d.label {
-                            Some(l) => {
-                                let _ = write!(second, "; {}", l.describe());
-                            }
+                            Some(l) => third.push_str(&l.describe()),
                             None if c.block_len != 512 => {
-                                second.push_str("; partition map not read (block size)")
+                                third.push_str("partition map not read (block size)")
                             }
-                            None => second.push_str("; blocks 0-1 unreadable"),
+                            None => third.push_str("blocks 0-1 unreadable"),
                         }
+                        lines.push(third);
                     }
                     Err(e) => {
                         let _ = write!(second, "capacity unknown ({})", describe_error(e));
+                        lines.push(second);
                     }
                 }
-                lines.push(second);
             }
             lines
         }

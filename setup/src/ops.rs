@@ -14,7 +14,7 @@ use ferrite_formatter::hfs::{self, FormatOptions, format_volume};
 use ferrite_formatter::init::{self, InitError, InitOptions, InitStage, VolumeSpec};
 use ferrite_formatter::install::{self, DriverKind, InstallError};
 use ferrite_formatter::{BlockDevice, Region};
-use ferrite_shared::driver_blob::{self, Settings};
+use ferrite_shared::driver_blob::{self, Settings, TransferMode};
 use ferrite_shared::partition_map::{
     MapError, PM_SIGNATURE, PartitionEntry, part_type, set_c_field, status,
 };
@@ -68,6 +68,9 @@ pub struct InitPlan {
     pub volumes: Vec<VolumeRequest>,
     /// Recorded in the driver's settings block (and set on the drive with MODE SELECT).
     pub write_cache: bool,
+    /// Recorded in the driver's settings block: blind or polled transfers on the original
+    /// SCSI Manager (`ferrite init --transfer-mode`).
+    pub transfer: TransferMode,
     /// FORMAT UNIT first.
     pub low_level_format: bool,
     /// Mac seconds (from `GetDateTime`): the volumes' dates.
@@ -171,6 +174,8 @@ pub enum OpError {
     NoRoom { free: u64, asked: u64 },
     /// This build of Ferrite Setup carries no driver.
     NoDriver,
+    /// The disk has no Ferrite driver to record a driver setting in.
+    NoFerriteDriver,
     /// The drive has no changeable write-cache bit.
     CacheNotChangeable,
     /// The user cancelled before anything was written.
@@ -312,9 +317,19 @@ pub fn plan_layout(
 }
 
 /// The driver blob with the write-cache choice in its settings block.
-pub fn driver_with_write_cache(mut blob: Vec<u8>, on: bool) -> Result<Vec<u8>, OpError> {
+pub fn driver_with_write_cache(blob: Vec<u8>, on: bool) -> Result<Vec<u8>, OpError> {
+    driver_with_settings(blob, on, TransferMode::default())
+}
+
+/// The driver blob with the write-cache and transfer-mode choices in its settings block.
+pub fn driver_with_settings(
+    mut blob: Vec<u8>,
+    write_cache: bool,
+    transfer: TransferMode,
+) -> Result<Vec<u8>, OpError> {
     let mut s = Settings::read(&blob).map_err(|e| OpError::Format(e.to_string()))?;
-    s.write_cache = on;
+    s.write_cache = write_cache;
+    s.transfer = transfer;
     s.write(&mut blob)
         .map_err(|e| OpError::Format(e.to_string()))?;
     Ok(blob)
@@ -340,7 +355,7 @@ pub fn initialize_with_driver(
     driver: Vec<u8>,
     m: &mut dyn Monitor,
 ) -> Result<InitReport, OpError> {
-    let blob = driver_with_write_cache(driver, plan.write_cache)?;
+    let blob = driver_with_settings(driver, plan.write_cache, plan.transfer)?;
     let mut d = open_for_writing(t, id)?;
     let specs = plan_layout(plan, d.block_count(), &blob)?;
     let first = if plan.low_level_format {
@@ -656,6 +671,20 @@ pub fn update_driver_with(
     })
 }
 
+/// Whether Update Driver can go ahead on the drive at `id` — write protection, the map, room
+/// for the embedded driver beside the installed one — found out without writing (the
+/// formatter core's `install::check`), so that a refusal comes before any confirmation.
+pub fn check_update(t: &mut dyn Transport, id: u8) -> Result<(), OpError> {
+    check_update_with(t, id, driver_blob()?)
+}
+
+/// [`check_update`] with `blob` instead of the embedded driver.
+pub fn check_update_with(t: &mut dyn Transport, id: u8, blob: Vec<u8>) -> Result<(), OpError> {
+    let mut d = open_for_writing(t, id)?;
+    read_map_for_update(&mut d)?;
+    install::check(&mut d, blob).map_err(|e| install_error(&mut d, e))
+}
+
 /// The map as Update Driver needs it (a damaged driver checksum is fine: it is replaced).
 fn read_map_for_update(d: &mut ScsiDisk<'_>) -> Result<(), OpError> {
     match apm::read_map(&mut *d) {
@@ -691,31 +720,73 @@ pub fn caching(t: &mut dyn Transport, id: u8) -> Result<CachingPage, OpError> {
     caching::caching(t, id)
 }
 
-/// Turn the drive's write cache on or off (MODE SELECT, saved where the drive can) and record
-/// the choice in the settings block of the Ferrite driver on the disk, if it has one — by
-/// reinstalling that same driver with the new setting through the crash-safe install.
-pub fn set_write_cache(t: &mut dyn Transport, id: u8, on: bool) -> Result<(), OpError> {
-    caching::set_drive_write_cache(t, id, on)?;
+/// The settings block of the Ferrite driver on the disk (`None`: the disk has no map, no
+/// Ferrite driver, or blocks that are not 512 bytes).
+pub fn installed_settings(t: &mut dyn Transport, id: u8) -> Result<Option<Settings>, OpError> {
     let mut d = match ScsiDisk::open(t, id) {
         Ok(d) => d,
-        Err(OpError::BlockSize(_)) => return Ok(()),
+        Err(OpError::BlockSize(_)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    match installed_ferrite(&mut d) {
+        Ok(b) => Ok(b.and_then(|b| Settings::read(&b).ok())),
+        Err(OpError::NoMap) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Record `change` in the settings block of the Ferrite driver on the disk, if it has one
+/// and the change changes something — by reinstalling that same driver with the new
+/// settings through the crash-safe install. Returns whether the disk has a Ferrite driver.
+fn record_settings(
+    t: &mut dyn Transport,
+    id: u8,
+    change: &dyn Fn(&mut Settings),
+) -> Result<bool, OpError> {
+    let mut d = match ScsiDisk::open(t, id) {
+        Ok(d) => d,
+        Err(OpError::BlockSize(_)) => return Ok(false),
         Err(e) => return Err(e),
     };
     let installed = match installed_ferrite(&mut d) {
         Ok(Some(b)) => b,
-        Ok(None) | Err(OpError::NoMap) => return Ok(()),
+        Ok(None) | Err(OpError::NoMap) => return Ok(false),
         Err(e) => return Err(e),
     };
-    if Settings::read(&installed).is_ok_and(|s| s.write_cache == on) {
-        return Ok(());
+    if let Ok(s) = Settings::read(&installed) {
+        let mut want = s;
+        change(&mut want);
+        if want == s {
+            return Ok(true);
+        }
     }
     install::install(&mut d, installed, &mut |b| {
         let mut s = Settings::read(b).map_err(|e| e.to_string())?;
-        s.write_cache = on;
+        change(&mut s);
         s.write(b).map_err(|e| e.to_string())
     })
     .map_err(|e| install_error(&mut d, e))?;
-    Ok(())
+    Ok(true)
+}
+
+/// Turn the drive's write cache on or off (MODE SELECT, saved where the drive can) and record
+/// the choice in the settings block of the Ferrite driver on the disk, if it has one.
+pub fn set_write_cache(t: &mut dyn Transport, id: u8, on: bool) -> Result<(), OpError> {
+    caching::set_drive_write_cache(t, id, on)?;
+    record_settings(t, id, &|s| s.write_cache = on).map(|_| ())
+}
+
+/// Record the transfer mode in the settings block of the Ferrite driver on the disk
+/// ([`OpError::NoFerriteDriver`] without one: only Ferrite's driver reads it).
+pub fn set_transfer_mode(t: &mut dyn Transport, id: u8, mode: TransferMode) -> Result<(), OpError> {
+    if caching::write_protected(t, id) {
+        return Err(OpError::WriteProtected);
+    }
+    if record_settings(t, id, &|s| s.transfer = mode)? {
+        Ok(())
+    } else {
+        Err(OpError::NoFerriteDriver)
+    }
 }
 
 /// Read-verify every block; the bad LBAs, exactly (see [`surface::surface_test`]).

@@ -225,6 +225,9 @@ pub fn describe_op_error(e: &OpError, f: &mut fmt::Formatter<'_>) -> fmt::Result
         OpError::NoDriver => f.write_str(
             "This copy of Ferrite Setup carries no driver (it was built without one): use a complete build.",
         ),
+        OpError::NoFerriteDriver => f.write_str(
+            "The disk has no Ferrite driver to record the setting in: Initialize the disk or Update Driver first.",
+        ),
         OpError::CacheNotChangeable => {
             f.write_str("The drive does not let its write cache be switched.")
         }

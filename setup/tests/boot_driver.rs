@@ -21,6 +21,7 @@ fn initialized(blob: &[u8]) -> Bus {
             blocks: None,
         }],
         write_cache: true,
+        transfer: Default::default(),
         low_level_format: false,
         date: 3_900_000_000,
     };

@@ -15,7 +15,7 @@ use ferrite_setup::label::{Driver, Label};
 use ferrite_setup::ops::{
     self, InitPlan, OpError, Quiet, Stage, VolumeRequest, driver_with_write_cache,
 };
-use ferrite_shared::driver_blob::Settings;
+use ferrite_shared::driver_blob::{Settings, TransferMode};
 use ferrite_shared::partition_map::{MapError, PartitionEntry};
 
 const ID: u8 = 3;
@@ -35,6 +35,7 @@ fn plan(write_cache: bool) -> InitPlan {
             },
         ],
         write_cache,
+        transfer: Default::default(),
         low_level_format: false,
         date: DATE,
     }
@@ -415,6 +416,13 @@ fn update_driver_refuses_when_the_driver_partition_is_too_small_and_nothing_is_f
     let before = d.image.clone();
     let mut bus = Bus::with(d);
     let big = ferrite_blob(31_000, [0, 3, 0], 5);
+    // Found out before anything is written or confirmed: the same refusal, no writes.
+    let e = ops::check_update_with(&mut bus, ID, big.clone()).unwrap_err();
+    assert_eq!(e, OpError::DriverTooSmall { have: 32, need: 61 });
+    assert!(bus.disk(ID).writes.is_empty());
+    // A driver that fits passes the check, still without a write.
+    ops::check_update_with(&mut bus, ID, ferrite_blob(9000, [0, 3, 0], 5)).unwrap();
+    assert!(bus.disk(ID).writes.is_empty());
     let e = ops::update_driver_with(&mut bus, ID, big, &mut Quiet).unwrap_err();
     assert_eq!(e, OpError::DriverTooSmall { have: 32, need: 61 });
     let text = e.to_string();
@@ -427,6 +435,8 @@ fn update_driver_refuses_when_the_driver_partition_is_too_small_and_nothing_is_f
 
     // No map at all: said so.
     let mut bus = Bus::with(ModelDisk::new(ID, 4096));
+    let e = ops::check_update_with(&mut bus, ID, ferrite_blob(9000, [0, 3, 0], 1)).unwrap_err();
+    assert_eq!(e, OpError::NoMap);
     let e = ops::update_driver_with(&mut bus, ID, ferrite_blob(9000, [0, 3, 0], 1), &mut Quiet)
         .unwrap_err();
     assert_eq!(e, OpError::NoMap);
@@ -714,4 +724,34 @@ fn add_volume_stopped_after_every_write_keeps_a_valid_map() {
         }
         assert!(map.hfs_partitions().count() <= 2);
     }
+}
+
+/// Drive Settings' transfer mode: recorded in the settings block of the installed Ferrite
+/// driver (everything else in it kept, the volumes untouched); refused in words on a disk
+/// without a Ferrite driver.
+#[test]
+fn transfer_mode_is_recorded_in_the_installed_driver() {
+    let blob = ferrite_blob(9000, [0, 2, 0], 6);
+    let mut bus = Bus::with(used_disk());
+    ops::initialize_with_driver(&mut bus, ID, &plan(true), blob, &mut Quiet).unwrap();
+    let volumes = hfs_bytes(&bus.disk(ID).image);
+    let before = Settings::read(&installed_driver(&bus.disk(ID).image)).unwrap();
+    assert_eq!(before.transfer, TransferMode::Auto);
+    ops::set_transfer_mode(&mut bus, ID, TransferMode::Polled).unwrap();
+    let after = Settings::read(&installed_driver(&bus.disk(ID).image)).unwrap();
+    assert_eq!(
+        after,
+        Settings {
+            transfer: TransferMode::Polled,
+            ..before
+        }
+    );
+    assert_eq!(ops::installed_settings(&mut bus, ID).unwrap(), Some(after));
+    assert_eq!(hfs_bytes(&bus.disk(ID).image), volumes);
+    check_all_volumes(&bus.disk(ID).image);
+
+    let mut bus = Bus::with(ModelDisk::new(ID, 4096));
+    let e = ops::set_transfer_mode(&mut bus, ID, TransferMode::Blind).unwrap_err();
+    assert_eq!(e, OpError::NoFerriteDriver);
+    assert!(e.to_string().contains("no Ferrite driver"));
 }

@@ -30,14 +30,16 @@ fn expected_rows(via: &str) -> Vec<String> {
     vec![
         format!("SCSI bus, through the {via}"),
         "ID 0  disk  QUANTUM LPS40S 0230".into(),
+        "      40.0 MB, 81920 blocks of 512".into(),
         format!(
-            "      40.0 MB, 81920 blocks of 512; Apple partition map, 4 entries (1 HFS); Ferrite {} driver",
+            "      Apple partition map, 4 entries (1 HFS); Ferrite {} driver",
             driver_version()
         ),
         "ID 1  no device".into(),
         "ID 2  no device".into(),
         "ID 3  disk  IBM DORS-31080 WA6A".into(),
-        "      1.0 GB, 2118144 blocks of 512; no partition map".into(),
+        "      1.0 GB, 2118144 blocks of 512".into(),
+        "      no partition map".into(),
         "ID 4  no device".into(),
         "ID 5  no device".into(),
         "ID 6  no device".into(),
@@ -143,6 +145,104 @@ fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
                 m.stats().trap_counts
             );
         }
+    }
+}
+
+/// On a 512 × 342 screen (Plus, SE, Classic) every line of the SCSI Bus window fits in the
+/// window: measured with the emulated Mac's font metrics (the face QuickDraw drew each string
+/// with), on the 68000 and the 68040. The bus holds the longest kinds of line: a Ferrite disk,
+/// another formatter's driver with a 31-character partition name, a removable drive and a
+/// 1 GB blank disk; a line too long wraps onto one more line of the same device.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn every_bus_line_fits_the_window_on_a_512_by_342_screen() {
+    use ferrite_emu::toolbox::render_font;
+    for cpu in CPUS {
+        let mut m = machine(cpu, cpu == CpuModel::M68040);
+        m.set_screen_size(512, 342);
+        let mut other = TestDisk::new((0..6000u32).map(|i| (i * 7 + 3) as u8).collect());
+        other.driver_name = "SilverLining Pro 6.2.1 (custom)".into();
+        assert_eq!(other.driver_name.len(), 31);
+        other.total_blocks = 20_480;
+        let cfg = DiskConfig {
+            vendor: "SEAGATE".into(),
+            product: "ST31200N".into(),
+            revision: "8648".into(),
+            ..DiskConfig::default()
+        };
+        let mut t = DiskTarget::in_memory(20_480, cfg).unwrap();
+        t.write_store(0, &other.build().0).unwrap();
+        scsi_manager::bus(&mut m).attach(1, Box::new(t));
+        let cfg = DiskConfig {
+            vendor: "SyQuest".into(),
+            product: "SQ5110C".into(),
+            revision: "4A".into(),
+            removable: true,
+            ..DiskConfig::default()
+        };
+        scsi_manager::bus(&mut m).attach(2, Box::new(DiskTarget::in_memory(86_016, cfg).unwrap()));
+        let run = m
+            .launch_application(&Launch {
+                name: b"Ferrite Setup".to_vec(),
+                fork: setup_fork(),
+                script: vec![Input::CommandKey('q')],
+            })
+            .unwrap_or_else(|e| panic!("{cpu}: {e}"));
+        let s = &run.screen;
+        let ctx = format!("{cpu}:\n{}", s.transcript());
+        let width = s
+            .seen
+            .iter()
+            .find_map(|x| match x {
+                Seen::WindowOpened { title, bounds, .. } if title == "SCSI Bus" => {
+                    assert!(bounds[3] <= 512 && bounds[2] <= 342, "{ctx}");
+                    Some(bounds[3] - bounds[1])
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no SCSI Bus window\n{ctx}"));
+        let mut lines = 0;
+        for x in &s.seen {
+            if let Seen::Text {
+                window,
+                h,
+                font,
+                size,
+                text,
+                ..
+            } = x
+                && window == "SCSI Bus"
+            {
+                let w = render_font::for_port(*font, *size).width(text.as_bytes());
+                assert!(
+                    h + w <= width,
+                    "{cpu}: {text:?} is {w} pixels wide from {h}: past the window's {width}\n{ctx}"
+                );
+                lines += 1;
+            }
+        }
+        let drawn = s.strings_drawn();
+        // The other driver's line wrapped at a space onto an indented line; nothing lost.
+        let joined = drawn
+            .iter()
+            .map(|l| l.trim_start())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            joined.contains(
+                "Apple partition map, 4 entries (1 HFS); other driver (Apple_Driver43 \"SilverLining Pro 6.2.1 (custom)\")"
+            ),
+            "{ctx}"
+        );
+        assert!(
+            !drawn
+                .iter()
+                .any(|l| l.contains("other driver (Apple_Driver43 \"SilverLining")),
+            "{ctx}: the line did not wrap"
+        );
+        assert!(drawn.iter().any(|l| l.ends_with("(removable)")), "{ctx}");
+        assert_eq!(lines, drawn.len(), "{ctx}");
+        assert!(lines >= 14, "{ctx}");
     }
 }
 

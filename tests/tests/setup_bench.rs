@@ -60,8 +60,11 @@ fn map(image: &[u8]) -> Vec<(String, u64, u64)> {
 
 /// A 20 MB disk: an 8 MB volume and 12 MB of free space, or (`full`) one volume filling it.
 fn disk(full: bool) -> Vec<u8> {
+    // One file per call: the tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let path = std::env::temp_dir().join(format!(
-        "ferrite-setup-bench-{}-{full}.img",
+        "ferrite-setup-bench-{}-{full}-{n}.img",
         std::process::id()
     ));
     let vol = if full { "Data" } else { "Data:8M" };
@@ -412,6 +415,57 @@ fn read_only_goes_through_the_driver() {
             ],
             "{ctx}"
         );
+    }
+}
+
+/// Edit ▸ Copy and ⌘C after the results dialog closed put the same text on the clipboard as
+/// the dialog's Copy button (each in a run of its own from the same start: the emulated time,
+/// and so the figures, are the same); before any benchmark, ⌘C copies nothing.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn edit_copy_puts_the_results_on_the_clipboard() {
+    let image = disk(false);
+    for cpu in CPUS {
+        let v43 = cpu == ferrite_emu::CpuModel::M68040;
+        let scrap_after = |tail: Vec<Input>| {
+            let mut m = machine(cpu, v43, 0);
+            attach_image(&mut m, ID, &image, ibm());
+            let mut script = vec![
+                // Nothing to copy yet.
+                Input::CommandKey('c'),
+                click_line(ID as i16),
+                menu("Drive", "Benchmark…"),
+                // Start, reads only.
+                Input::DialogItem(1),
+            ];
+            script.extend(tail);
+            script.push(Input::CommandKey('q'));
+            let run = launch(&mut m, script);
+            let s = &run.screen;
+            let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+            assert!(run.unused_input.is_empty(), "{ctx}");
+            assert!(alert_texts(&s.seen).is_empty(), "{ctx}");
+            let scrap = m.toolbox().scrap.clone();
+            assert_eq!(scrap.zero_count, 1, "one ZeroScrap, by the Copy\n{ctx}");
+            assert_eq!(scrap.items.len(), 1, "{ctx}");
+            let text = scrap.get(b"TEXT").expect("'TEXT'").to_vec();
+            (String::from_utf8(text).unwrap(), ctx)
+        };
+        // The button (item 2 of the results dialog), then OK.
+        let (button, ctx) = scrap_after(vec![Input::DialogItem(2), Input::DialogItem(1)]);
+        assert!(
+            button.starts_with(
+                "Ferrite Setup benchmark (BenchTest suite)\rDrive\tID 3, IBM DORS-31080"
+            ),
+            "{ctx}"
+        );
+        assert!(button.contains("\rSustained read\t"), "{ctx}");
+        // OK, then Edit ▸ Copy in the SCSI Bus window.
+        let (menu_copy, ctx) = scrap_after(vec![Input::DialogItem(1), menu("Edit", "Copy")]);
+        assert_eq!(menu_copy, button, "{ctx}");
+        // OK, then ⌘C.
+        let (key_copy, ctx) = scrap_after(vec![Input::DialogItem(1), Input::CommandKey('c')]);
+        assert_eq!(key_copy, button, "{ctx}");
     }
 }
 

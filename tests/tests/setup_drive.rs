@@ -8,15 +8,26 @@
 #[path = "support/setup.rs"]
 mod support;
 
-use ferrite_emu::Machine;
 use ferrite_emu::scsi::{DiskConfig, DiskTarget};
 use ferrite_emu::scsi_manager;
 use ferrite_emu::start_manager::{BootConfig, RomGeneration, boot};
 use ferrite_emu::test_disk::TestDisk;
 use ferrite_emu::toolbox::{Input, Seen};
+use ferrite_emu::{CpuModel, Machine};
+use ferrite_formatter::{MemDisk, apm};
+use ferrite_shared::driver_blob::{Settings, TransferMode};
 use support::*;
 
 const BLOCKS: u64 = 40_960;
+/// Drive Settings' transfer mode radio buttons (DITL 135): Automatic, Blind, Polled.
+const TRANSFER: [i16; 3] = [7, 8, 9];
+
+/// The driver's settings block in a disk image: the blob at the first descriptor of block 0
+/// (`ddBlock` at byte 18).
+fn driver_settings(image: &[u8]) -> Settings {
+    let at = u32::from_be_bytes(image[18..22].try_into().unwrap()) as usize * 512;
+    Settings::read(&image[at..]).expect("a Ferrite driver")
+}
 
 fn ferrite_disk(blocks: u32) -> Vec<u8> {
     let mut d = TestDisk::new(m68k_file("ferrite-driver.bin"));
@@ -60,8 +71,8 @@ fn initialize_refuses_the_startup_disk_and_a_disk_in_use() {
                 click_line(0),
                 menu("Drive", "Initialize…"),
                 Input::DialogItem(1),
-                // ID 0 has two lines: ID 2's first line is line 3.
-                click_line(3),
+                // ID 0 has three lines, ID 1 one: ID 2's first line is line 4.
+                click_line(4),
                 menu("Drive", "Initialize…"),
                 Input::DialogItem(1),
                 Input::CommandKey('q'),
@@ -184,6 +195,105 @@ fn drive_settings_turns_the_write_cache_off() {
             .mode_pages()
             .wce();
         assert!(!t, "{ctx}: the drive's caching page still has WCE");
+    }
+}
+
+/// Drive Settings records the transfer mode in the settings block of the Ferrite driver on
+/// the disk, through the crash-safe install of that same driver: the disk equals what
+/// `ferrite install-driver --transfer-mode polled` makes of it, the settings block differs
+/// only in its transfer mode, and every volume block is as it was.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn drive_settings_records_the_transfer_mode_on_disk() {
+    let disk = ferrite_disk(BLOCKS as u32);
+    let before = driver_settings(&disk);
+    assert_eq!(before.transfer, TransferMode::Auto);
+    // The host command on a copy of the same disk.
+    let tmp = std::env::temp_dir().join(format!("ferrite-setup-mode-{}.img", std::process::id()));
+    std::fs::write(&tmp, &disk).unwrap();
+    let out = std::process::Command::new(ferrite_command())
+        .arg("install-driver")
+        .arg(&tmp)
+        .arg("--driver")
+        .arg(m68k_dir().join("ferrite-driver.bin"))
+        .args(["--transfer-mode", "polled"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = std::fs::read(&tmp).unwrap();
+    let _ = std::fs::remove_file(&tmp);
+    for cpu in CPUS {
+        let v43 = cpu == CpuModel::M68040;
+        let mut m = machine(cpu, v43, 0);
+        attach_image(&mut m, 3, &disk, ibm());
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(3),
+                menu("Drive", "Drive Settings…"),
+                Input::DialogItem(TRANSFER[2]),
+                Input::DialogItem(1),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert_fits_small_screen(&s.seen);
+        // The dialog opened with the disk's mode (Automatic) on; the click chose Polled.
+        let radios: Vec<(i16, i16)> = s
+            .seen
+            .iter()
+            .filter_map(|x| match x {
+                Seen::ControlValue { item, value, .. } if TRANSFER.contains(item) => {
+                    Some((*item, *value))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            radios,
+            [(7, 1), (8, 0), (9, 0), (7, 0), (8, 0), (9, 1)],
+            "{ctx}"
+        );
+        assert_eq!(
+            alert_texts(&s.seen),
+            [
+                "The transfer mode of ID 3, IBM DORS-31080 (20.0 MB, 40960 blocks) is now polled (the driver's, on the original SCSI Manager)."
+            ],
+            "{ctx}"
+        );
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        let got = image(&mut m, 3);
+        assert_eq!(
+            driver_settings(&got),
+            Settings {
+                transfer: TransferMode::Polled,
+                ..before
+            },
+            "{ctx}"
+        );
+        // Every volume's blocks are as they were.
+        let map = apm::read_map(&mut MemDisk::from_bytes(disk.clone())).unwrap();
+        assert!(map.partitions.iter().any(|p| p.is_hfs()));
+        let volumes = map.partitions.iter().filter(|p| p.is_hfs());
+        for (start, blocks) in volumes.map(|p| (p.start as usize, p.blocks as usize)) {
+            assert_eq!(
+                got[start * 512..(start + blocks) * 512],
+                disk[start * 512..(start + blocks) * 512],
+                "{ctx}: the volume at block {start} changed"
+            );
+        }
+        if let Some(at) = got.iter().zip(&expected).position(|(a, b)| a != b) {
+            panic!(
+                "{cpu} v43={v43}: the disk differs from `ferrite install-driver --transfer-mode polled`'s at byte {at} (block {})",
+                at / 512
+            );
+        }
     }
 }
 

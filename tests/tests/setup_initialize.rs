@@ -15,6 +15,7 @@ use ferrite_emu::scsi_manager::{self, ScsiManagerConfig};
 use ferrite_emu::start_manager::{BootConfig, RomGeneration, boot};
 use ferrite_emu::toolbox::{AlertKind, Input, Seen};
 use ferrite_emu::{CpuModel, Machine};
+use ferrite_shared::driver_blob::{Settings, TransferMode};
 use support::*;
 
 /// The blank disk: 24 MB at ID 3.
@@ -27,6 +28,8 @@ const NAME1: i16 = 5;
 const SIZE1: i16 = 7;
 const NAME2: i16 = 9;
 const OK: i16 = 1;
+/// The transfer mode's radio buttons: Automatic, Blind, Polled.
+const TRANSFER: [i16; 3] = [15, 16, 17];
 /// The confirming button of the caution alert.
 const CONFIRM: i16 = 2;
 
@@ -267,7 +270,19 @@ fn the_dialog_explains_mistakes_and_cancel_writes_nothing() {
                     _ => None,
                 })
                 .collect();
-            assert_eq!(values, [(11, 1), (12, 1), (12, 0), (11, 0)], "{ctx}");
+            assert_eq!(
+                values,
+                [
+                    (11, 1),
+                    (TRANSFER[0], 1),
+                    (TRANSFER[1], 0),
+                    (TRANSFER[2], 0),
+                    (12, 1),
+                    (12, 0),
+                    (11, 0)
+                ],
+                "{ctx}"
+            );
             assert!(
                 !s.window_titles().contains(&"Progress".to_string()),
                 "{ctx}"
@@ -278,6 +293,82 @@ fn the_dialog_explains_mistakes_and_cancel_writes_nothing() {
             );
             assert_eq!(s.seen.last(), Some(&Seen::Exit), "{ctx}");
             m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+        }
+    }
+}
+
+/// The driver's settings block in a disk image: the blob at the first descriptor of block 0
+/// (`ddBlock` at byte 18).
+fn driver_settings(image: &[u8]) -> Settings {
+    let at = u32::from_be_bytes(image[18..22].try_into().unwrap()) as usize * 512;
+    Settings::read(&image[at..]).expect("a Ferrite driver")
+}
+
+/// The transfer mode chosen with the dialog's radio buttons is recorded in the driver's
+/// settings block: the disk equals `ferrite init --transfer-mode`'s byte for byte (polled on
+/// the 68000 under the original SCSI Manager, blind on the 68040 under 4.3), and the
+/// settings block says so.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn the_transfer_mode_chosen_is_the_one_ferrite_init_records() {
+    let tmp = std::env::temp_dir().join(format!("ferrite-setup-xfer-{}.img", std::process::id()));
+    for (cpu, v43, mode, item) in [
+        (CpuModel::M68000, false, TransferMode::Polled, TRANSFER[2]),
+        (CpuModel::M68040, true, TransferMode::Blind, TRANSFER[1]),
+    ] {
+        let expected = ferrite_init(
+            &tmp,
+            BLOCKS,
+            &[
+                "--volume",
+                "Macintosh HD",
+                "--transfer-mode",
+                mode.name(),
+                "--date",
+                "2026-12-04T03:30:00",
+            ],
+        );
+        assert_eq!(driver_settings(&expected).transfer, mode);
+        let mut m = machine(cpu, v43, date());
+        attach_blank(&mut m, ID, BLOCKS, ibm());
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(ID3_LINE),
+                menu("Drive", "Initialize…"),
+                Input::DialogItem(item),
+                Input::DialogItem(OK),
+                Input::DialogItem(CONFIRM),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43} {mode:?}:\n{}", s.transcript());
+        assert_fits_small_screen(&s.seen);
+        // Automatic was on when the dialog opened; the click moved the choice.
+        let radios: Vec<(i16, i16)> = s
+            .seen
+            .iter()
+            .filter_map(|x| match x {
+                Seen::ControlValue { item, value, .. } if TRANSFER.contains(item) => {
+                    Some((*item, *value))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut want = vec![(TRANSFER[0], 1), (TRANSFER[1], 0), (TRANSFER[2], 0)];
+        want.extend(TRANSFER.iter().map(|&i| (i, (i == item) as i16)));
+        assert_eq!(radios, want, "{ctx}");
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        let got = image(&mut m, ID);
+        assert_eq!(driver_settings(&got).transfer, mode, "{ctx}");
+        if let Some(at) = got.iter().zip(&expected).position(|(a, b)| a != b) {
+            panic!(
+                "{cpu} v43={v43}: the disk differs from `ferrite init --transfer-mode {}`'s at byte {at} (block {})",
+                mode.name(),
+                at / 512
+            );
         }
     }
 }

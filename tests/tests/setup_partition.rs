@@ -293,6 +293,128 @@ fn adds_renames_and_deletes_a_volume_in_free_space() {
     }
 }
 
+/// parted's name for partition `n` of the image (`parted -s … print`): an independent reader
+/// of the map's `pmPartName`.
+fn parted_name(image: &[u8], n: usize) -> String {
+    let img = std::env::temp_dir().join(format!(
+        "ferrite-setup-part-parted-{}.img",
+        std::process::id()
+    ));
+    std::fs::write(&img, image).unwrap();
+    let out = Command::new("parted")
+        .args(["-s", "-m"])
+        .arg(&img)
+        .args(["unit", "s", "print"])
+        .output()
+        .expect("parted (installed by `cargo xtask setup`)");
+    let _ = std::fs::remove_file(&img);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "parted: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Machine-readable lines: number:start:end:size:filesystem:name:flags;
+    text.lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split(':').collect();
+            (f.len() >= 6 && f[0] == n.to_string()).then(|| f[5].to_string())
+        })
+        .unwrap_or_else(|| panic!("parted lists no partition {n}: {text}"))
+}
+
+/// A map of fourteen entries (twelve volumes): the window shows nine and a line "… and 5
+/// more entries"; a click on it turns the page, the last entry is selected and renamed. The
+/// map reads back with the core and with parted, hfsutils mounts the renamed entry's volume,
+/// and nothing but that entry's map block changed.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn the_last_of_fourteen_entries_is_reached_selected_and_renamed() {
+    let mut volumes: Vec<String> = (1..=11).map(|i| format!("V{i}:1M")).collect();
+    volumes.push("V12".into());
+    let volumes: Vec<&str> = volumes.iter().map(String::as_str).collect();
+    let disk = ferrite_disk(&volumes);
+    let before = map_of(&disk);
+    assert_eq!(before.partitions.len(), 14);
+    let last = before.partitions[13].clone();
+    assert_eq!(
+        (last.kind.as_str(), last.name.as_str()),
+        ("Apple_HFS", "V12")
+    );
+    for cpu in CPUS {
+        let v43 = cpu == ferrite_emu::CpuModel::M68040;
+        let mut m = machine(cpu, v43, date());
+        attach_image(&mut m, 3, &disk, ibm());
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(3),
+                menu("Drive", "Partition…"),
+                // The tenth line: "… and 5 more entries".
+                Input::DialogItem(FIRST_ROW + 9),
+                // The next page: "… 9 earlier entries", then entries 10 to 14.
+                Input::DialogItem(FIRST_ROW + 5),
+                Input::DialogItem(RENAME),
+                typing(NAME, "Last One"),
+                Input::DialogItem(OK),
+                Input::DialogItem(DONE),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert_fits_small_screen(&s.seen);
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        assert!(alert_texts(&s.seen).is_empty(), "{ctx}");
+        let lists = shown_lists(&s.seen);
+        assert_eq!(lists.len(), 2, "{ctx}");
+        assert_eq!(lists[0].len(), 10, "{ctx}");
+        assert!(lists[0][8].starts_with("   9  Apple_HFS  V7  at "), "{ctx}");
+        assert_eq!(
+            lists[0][9], "   \u{2026} and 5 more entries: click to show them",
+            "{ctx}"
+        );
+        // Reopened after the rename on the same page, the renamed entry selected.
+        assert_eq!(
+            lists[1][0], "   \u{2026} 9 earlier entries: click to show them",
+            "{ctx}"
+        );
+        assert!(
+            lists[1][1].starts_with("   10  Apple_HFS  V8  at "),
+            "{ctx}"
+        );
+        assert_eq!(
+            lists[1][5],
+            format!(
+                "\u{2022} 14  Apple_HFS  Last One  at {}  {}  not mounted",
+                last.start,
+                size_words(last.blocks as u64 * 512)
+            ),
+            "{ctx}"
+        );
+        assert_eq!(lists[1].len(), 6, "{ctx}");
+        let img = image(&mut m, 3);
+        let map = map_of(&img);
+        assert_eq!(map.partitions.len(), 14, "{ctx}");
+        assert_eq!(map.partitions[13].name, "Last One", "{ctx}");
+        assert_eq!(parted_name(&img, 14), "Last One", "{ctx}");
+        assert_eq!(parted_name(&img, 13), "V11", "{ctx}");
+        // The volume itself keeps its HFS name (the Finder's to change).
+        assert_eq!(hfsutils_volume_name(&img, 12), "V12", "{ctx}");
+        check_volumes(&img);
+        // Only map block 14 changed.
+        for b in 0..img.len() / 512 {
+            if b != 14 {
+                assert!(
+                    img[b * 512..(b + 1) * 512] == disk[b * 512..(b + 1) * 512],
+                    "{ctx}: block {b} changed"
+                );
+            }
+        }
+        m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+    }
+}
+
 /// After a boot through Ferrite's driver from two disks: the startup disk's map is refused
 /// for Add, and a mounted volume's entry for Delete and Rename, each in words naming it;
 /// neither disk changes.
@@ -313,8 +435,8 @@ fn refuses_the_startup_disk_and_a_mounted_volume() {
         };
         let startup = id_of(boot_drive);
         let other = if startup == 0 { 2 } else { 0 };
-        // ID 0 has two lines, ID 1 one: ID 2 starts at line 3.
-        let line = |id: u8| if id == 0 { 0 } else { 3 };
+        // ID 0 has three lines, ID 1 one: ID 2 starts at line 4.
+        let line = |id: u8| if id == 0 { 0 } else { 4 };
         // The drive serving `other`'s "System" (its third map entry).
         let system_drive = report
             .drives
@@ -389,8 +511,8 @@ fn mount_volumes_loads_the_driver_and_mounts_a_new_disk() {
         let run = launch(
             &mut m,
             vec![
-                // ID 0 has two lines, IDs 1 and 2 one each.
-                click_line(4),
+                // ID 0 has three lines, IDs 1 and 2 one each.
+                click_line(5),
                 menu("Drive", "Mount Volumes"),
                 Input::DialogItem(1),
                 menu("Drive", "Mount Volumes"),
@@ -442,7 +564,8 @@ fn mount_volumes_does_not_run_another_vendors_driver() {
         let run = launch(
             &mut m,
             vec![
-                click_line(4),
+                // ID 0 has three lines, IDs 1 and 2 one each.
+                click_line(5),
                 menu("Drive", "Mount Volumes"),
                 Input::DialogItem(1),
                 Input::CommandKey('q'),

@@ -11,7 +11,7 @@ mod support;
 use ferrite_emu::scsi::DiskTarget;
 use ferrite_emu::scsi_manager;
 use ferrite_emu::test_disk::{TestDisk, TestVolume};
-use ferrite_emu::toolbox::{Input, Seen};
+use ferrite_emu::toolbox::{AlertKind, Input, Seen};
 use ferrite_formatter::apm::read_map;
 use ferrite_formatter::device::MemDisk;
 use ferrite_shared::driver_blob::{DRIVER_VERSION_OFFSET, driver_version};
@@ -113,8 +113,9 @@ fn update_driver_over_an_apple_driver() {
 }
 
 /// A 4 KB driver partition, a map partition holding just its entries and volumes filling
-/// the rest of the disk: no room for Ferrite's
-/// driver. The refusal says why; the disk is byte for byte as it was.
+/// the rest of the disk: no room for Ferrite's driver. The app finds out before asking: the
+/// refusal, in words, is the only alert (no confirmation first); the disk is byte for byte
+/// as it was.
 #[test]
 #[ignore = "needs the m68k build: run `cargo xtask test`"]
 fn update_driver_refuses_a_too_small_driver_partition_with_no_free_space() {
@@ -136,14 +137,40 @@ fn update_driver_refuses_a_too_small_driver_partition_with_no_free_space() {
     for (cpu, v43) in both() {
         let mut m = machine(cpu, v43, 0);
         attach_image(&mut m, ID, &disk, ibm());
-        let run = launch(&mut m, update_script());
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(ID3_LINE),
+                menu("Drive", "Update Driver…"),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
         let s = &run.screen;
         let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        // One alert, a stop alert: no caution alert asked to confirm before it.
+        let alerts = s.alerts();
+        assert_eq!(alerts.len(), 1, "{ctx}");
+        assert!(
+            matches!(
+                alerts[0],
+                Seen::Alert {
+                    kind: AlertKind::Stop,
+                    ..
+                }
+            ),
+            "{ctx}"
+        );
         let texts = alert_texts(&s.seen);
         let refusal = texts
             .iter()
             .find(|t| t.contains("driver partition is too small"))
             .unwrap_or_else(|| panic!("no refusal\n{ctx}"));
+        assert!(
+            refusal.starts_with("Update Driver refused for ID 3, IBM DORS-31080"),
+            "{ctx}"
+        );
         assert!(
             refusal.contains("ID 3")
                 && refusal.contains("too small")

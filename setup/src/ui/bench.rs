@@ -290,15 +290,16 @@ fn params(a: &str, b: &str, c: &str, d: &str) {
     tb::param_text([&a, &b, &c, &d]);
 }
 
-/// Drive ▸ Benchmark… on the drive at `id`.
-pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8) {
+/// Drive ▸ Benchmark… on the drive at `id`; the results as text (what Copy puts on the
+/// clipboard) when it ran to the end.
+pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8) -> Option<String> {
     let info = match ops::drive_info(t, id) {
         Ok(i) => i,
         Err(e) => {
             let mut s = String::new();
             let _ = write!(s, "Benchmark: cannot read ID {id}: {e}");
             alerts::error(&s);
-            return;
+            return None;
         }
     };
     let name = texts::drive_name(id, &info.vendor, &info.product, info.blocks, info.block_len);
@@ -315,7 +316,7 @@ pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8) {
         }
     };
     let Some(mut write) = want_writes else {
-        return;
+        return None;
     };
     let mut region = (0u32, info.blocks as u32);
     let mut region_words = String::new();
@@ -340,7 +341,7 @@ pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8) {
                     start + blocks - 1
                 );
                 if !alerts::confirm(CONFIRM_WRITES, &s, "") {
-                    return;
+                    return None;
                 }
                 region = (start, blocks);
                 let _ = write!(
@@ -352,7 +353,7 @@ pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8) {
             }
             Err(s) => {
                 if !alerts::confirm(OFFER_READ_ONLY, &s, "") {
-                    return;
+                    return None;
                 }
                 write = false;
             }
@@ -404,7 +405,7 @@ pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8) {
             bench::MIN_REGION_BLOCKS
         );
         alerts::error(&s);
-        return;
+        return None;
     };
     let mut progress = Progress::open(rt);
     let r = measure(&mut path, &suite, &mut progress);
@@ -423,13 +424,13 @@ pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8) {
                 }
             );
             alerts::done(&s);
-            return;
+            return None;
         }
         Err(e) => {
             let mut s = String::new();
             let _ = write!(s, "The benchmark of {name} stopped: {e}");
             alerts::error(&s);
-            return;
+            return None;
         }
     };
     let figures: Vec<(Series, Figure)> = suite
@@ -445,6 +446,21 @@ pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8) {
     };
     let table = bench::table(&heading, &figures);
     show(&heading, &figures, &table);
+    Some(table)
+}
+
+/// Put the results' text on the clipboard as `'TEXT'` (the dialog's Copy button, and Edit ▸
+/// Copy / ⌘C afterwards); a Scrap Manager error is said in words.
+pub fn copy_results(table: &str) {
+    let r = tb::put_scrap_text(table.as_bytes());
+    if r != 0 {
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            "The results could not be put on the clipboard (the Scrap Manager answered {r}): quit other applications to free memory, then try Copy again."
+        );
+        alerts::error(&s);
+    }
 }
 
 /// The results dialog: Copy puts the table on the clipboard, OK closes.
@@ -483,17 +499,7 @@ fn show(h: &Heading<'_>, figures: &[(Series, Figure)], table: &str) {
     loop {
         match dlg.next_hit() {
             RESULTS_OK => break,
-            RESULTS_COPY => {
-                let r = tb::put_scrap_text(table.as_bytes());
-                if r != 0 {
-                    let mut s = String::new();
-                    let _ = write!(
-                        s,
-                        "The results could not be put on the clipboard (the Scrap Manager answered {r}): quit other applications to free memory, then try Copy again."
-                    );
-                    alerts::error(&s);
-                }
-            }
+            RESULTS_COPY => copy_results(table),
             _ => {}
         }
     }

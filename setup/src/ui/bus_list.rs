@@ -21,6 +21,11 @@ pub const FIRST_BASE: i16 = HEADING_BASE + LINE_HEIGHT + LINE_HEIGHT / 2;
 pub const ASCENT: i16 = 9;
 /// Right edge of the highlight.
 pub const RIGHT: i16 = 472;
+/// Advance of every character of Monaco 9.
+pub const CHAR_WIDTH: i16 = 6;
+/// Characters that fit on a line between the left margin and the highlight's right edge
+/// (the window is 480 pixels wide, for a 512-pixel screen).
+pub const COLUMNS: usize = ((RIGHT - LEFT) / CHAR_WIDTH) as usize;
 
 /// One line of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,18 +44,56 @@ pub struct BusList {
     pub selected: Option<u8>,
 }
 
+/// `text` in lines of at most `columns` characters, broken after a space where there is
+/// one (else inside a word); the lines after the first are indented by [`bus::INDENT`].
+pub fn wrap(text: &str, columns: usize) -> Vec<String> {
+    let indent = bus::INDENT.len();
+    let mut out = Vec::new();
+    let mut rest: Vec<char> = text.chars().collect();
+    let mut first = true;
+    loop {
+        let room = if first { columns } else { columns - indent };
+        if rest.len() <= room {
+            let line: String = rest.iter().collect();
+            out.push(if first {
+                line
+            } else {
+                String::from(bus::INDENT) + &line
+            });
+            return out;
+        }
+        // The last space within the room (not at the start of the line: no empty lines).
+        let cut = (1..=room)
+            .rev()
+            .find(|&i| rest[i] == ' ' && rest[i - 1] != ' ')
+            .unwrap_or(room);
+        let line: String = rest[..cut].iter().collect();
+        let line = line.trim_end();
+        out.push(if first {
+            String::from(line)
+        } else {
+            String::from(bus::INDENT) + line
+        });
+        let skip = rest[cut..].iter().take_while(|&&c| c == ' ').count();
+        rest.drain(..cut + skip);
+        first = false;
+    }
+}
+
 impl BusList {
     /// The lines for a scan's result; the selection survives when its device is still there.
     pub fn new(slots: &[(u8, Slot)], selected: Option<u8>) -> BusList {
         let mut lines = Vec::new();
         for (id, slot) in slots {
             let selectable = matches!(slot, Slot::Present(d) if d.inquiry.is_block_device());
-            for text in bus::rows(*id, slot) {
-                lines.push(Line {
-                    id: *id,
-                    text,
-                    selectable,
-                });
+            for row in bus::rows(*id, slot) {
+                for text in wrap(&row, COLUMNS) {
+                    lines.push(Line {
+                        id: *id,
+                        text,
+                        selectable,
+                    });
+                }
             }
         }
         let selected = selected.filter(|s| lines.iter().any(|l| l.id == *s && l.selectable));
@@ -147,18 +190,45 @@ mod tests {
     }
 
     #[test]
+    fn long_lines_wrap_at_spaces_within_the_window() {
+        let long =
+            "ID 3  not scanned: the SCSI Manager reports the bus busy (scMgrBusyErr); Rescan later";
+        let w = wrap(long, COLUMNS);
+        assert_eq!(
+            w,
+            [
+                "ID 3  not scanned: the SCSI Manager reports the bus busy (scMgrBusyErr);",
+                "      Rescan later"
+            ]
+        );
+        assert!(w.iter().all(|l| l.chars().count() <= COLUMNS));
+        assert_eq!(wrap("short", COLUMNS), ["short"]);
+        // No space: broken inside the word; every character kept.
+        let word = "x".repeat(100);
+        let w = wrap(&word, 40);
+        assert_eq!(w.len(), 3);
+        assert!(w.iter().all(|l| l.chars().count() <= 40));
+        let joined: String = w.iter().map(|l| l.trim_start()).collect();
+        assert_eq!(joined, word);
+        // Left margin plus the widest line ends inside the highlight.
+        assert!(LEFT + COLUMNS as i16 * CHAR_WIDTH <= RIGHT);
+    }
+
+    #[test]
     fn clicks_select_the_disk_under_them() {
         let slots = [(0, disk("A")), (1, Slot::Absent), (3, disk("B"))];
         let mut l = BusList::new(&slots, None);
-        assert_eq!(l.lines.len(), 5);
-        // Line 3 (ID 3's first line): base line FIRST_BASE + 36.
-        let v = BusList::base_line(3) - 2;
+        // Three lines per disk: the device, its size, what is on it.
+        assert_eq!(l.lines.len(), 7);
+        // Line 4 (ID 3's first line): base line FIRST_BASE + 48.
+        let v = BusList::base_line(4) - 2;
         assert!(l.click(100, v));
         assert_eq!(l.selected, Some(3));
-        // ID 3's second line selects the same device: no change.
-        assert!(!l.click(100, BusList::base_line(4)));
+        // ID 3's other lines select the same device: no change.
+        assert!(!l.click(100, BusList::base_line(5)));
+        assert!(!l.click(100, BusList::base_line(6)));
         // "ID 1 no device" is not selectable: clears.
-        assert!(l.click(100, BusList::base_line(2)));
+        assert!(l.click(100, BusList::base_line(3)));
         assert_eq!(l.selected, None);
         // The heading clears too.
         l.click(100, HEADING_BASE);
@@ -171,12 +241,12 @@ mod tests {
         assert_eq!(
             l.highlight(),
             Some((
-                BusList::base_line(3) - ASCENT,
-                BusList::base_line(4) + LINE_HEIGHT - ASCENT
+                BusList::base_line(4) - ASCENT,
+                BusList::base_line(6) + LINE_HEIGHT - ASCENT
             ))
         );
         // Every pixel row of a line maps back to it.
-        for i in 0..5 {
+        for i in 0..7 {
             let b = BusList::base_line(i);
             for v in b - ASCENT..=b + 2 {
                 assert_eq!(l.line_at(v), Some(i), "v {v}");

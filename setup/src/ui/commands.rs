@@ -9,6 +9,7 @@ use ferrite_macrt::pstr::Str255;
 use ferrite_macrt::toolbox as tb;
 
 use super::dialog::Dialog;
+use super::initialize::TRANSFER_MODES;
 use super::progress::Progress;
 use super::{alerts, texts};
 use crate::bus::Transport;
@@ -19,6 +20,8 @@ pub const SETTINGS_DIALOG: i16 = 130;
 pub const SETTINGS_OK: i16 = 1;
 pub const SETTINGS_CANCEL: i16 = 2;
 pub const SETTINGS_WRITE_CACHE: i16 = 5;
+/// The transfer mode's radio buttons, in the order of [`TRANSFER_MODES`].
+pub const SETTINGS_TRANSFER: [i16; 3] = [7, 8, 9];
 /// Bad blocks the Test result lists by number (the rest are counted).
 pub const LISTED_BAD_BLOCKS: usize = 12;
 
@@ -37,7 +40,9 @@ fn info(t: &mut dyn Transport, id: u8, command: &str) -> Option<(DriveInfo, Stri
     }
 }
 
-/// Update Driver: confirm (naming the drive and its driver now), then install in place.
+/// Update Driver: refuse in words what the install would refuse (no room for the driver, no
+/// map), found out without writing; else confirm (naming the drive and its driver now), then
+/// install in place.
 pub fn update_driver(rt: &Runtime, t: &mut dyn Transport, id: u8) {
     let Some((info, name)) = info(t, id, "Update Driver") else {
         return;
@@ -48,6 +53,12 @@ pub fn update_driver(rt: &Runtime, t: &mut dyn Transport, id: u8) {
             s,
             "Update Driver refused: {name} is write-protected. Switch its write protection off, then try again."
         );
+        alerts::error(&s);
+        return;
+    }
+    if let Err(e) = ops::check_update(t, id) {
+        let mut s = String::new();
+        let _ = write!(s, "Update Driver refused for {name}. {e}");
         alerts::error(&s);
         return;
     }
@@ -80,7 +91,8 @@ pub fn update_driver(rt: &Runtime, t: &mut dyn Transport, id: u8) {
     }
 }
 
-/// Drive Settings: the caching page, and the write cache turned on or off.
+/// Drive Settings: the caching page, the write cache turned on or off, and the transfer
+/// mode recorded in the settings block of the Ferrite driver on the disk.
 pub fn settings(t: &mut dyn Transport, id: u8) {
     let Some((_, name)) = info(t, id, "Drive Settings") else {
         return;
@@ -90,6 +102,15 @@ pub fn settings(t: &mut dyn Transport, id: u8) {
         Err(e) => {
             let mut s = String::new();
             let _ = write!(s, "Cannot read the caching page of {name}: {e}");
+            alerts::error(&s);
+            return;
+        }
+    };
+    let driver = match ops::installed_settings(t, id) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut s = String::new();
+            let _ = write!(s, "Cannot read the driver of {name}: {e}");
             alerts::error(&s);
             return;
         }
@@ -117,35 +138,72 @@ pub fn settings(t: &mut dyn Transport, id: u8) {
         Str255::new(),
     );
     tb::param_text([&a, &b, &e, &e]);
+    let mode_now = driver.map(|s| s.transfer).unwrap_or_default();
     let want = {
         let d = Dialog::open(SETTINGS_DIALOG);
         d.set_checked(SETTINGS_WRITE_CACHE, page.wce);
+        let at = TRANSFER_MODES.iter().position(|&m| m == mode_now);
+        d.choose(&SETTINGS_TRANSFER, SETTINGS_TRANSFER[at.unwrap_or(0)]);
         loop {
             match d.next_hit() {
-                SETTINGS_OK => break Some(d.checked(SETTINGS_WRITE_CACHE)),
+                SETTINGS_OK => {
+                    break Some((
+                        d.checked(SETTINGS_WRITE_CACHE),
+                        TRANSFER_MODES[d.chosen(&SETTINGS_TRANSFER)],
+                    ));
+                }
                 SETTINGS_CANCEL => break None,
                 SETTINGS_WRITE_CACHE => d.toggle(SETTINGS_WRITE_CACHE),
+                hit if SETTINGS_TRANSFER.contains(&hit) => d.choose(&SETTINGS_TRANSFER, hit),
                 _ => {}
             }
         }
     };
-    let Some(on) = want.filter(|&on| on != page.wce) else {
+    let Some((on, mode)) = want else {
         return;
     };
-    let mut s = String::new();
-    match ops::set_write_cache(t, id, on) {
-        Ok(()) => {
-            let _ = write!(
-                s,
-                "The write cache of {name} is now {}.",
-                if on { "on" } else { "off" }
-            );
-            alerts::done(&s);
+    let mut done = String::new();
+    if on != page.wce {
+        match ops::set_write_cache(t, id, on) {
+            Ok(()) => {
+                let _ = write!(
+                    done,
+                    "The write cache of {name} is now {}.",
+                    if on { "on" } else { "off" }
+                );
+            }
+            Err(e) => {
+                let mut s = String::new();
+                let _ = write!(s, "Changing the write cache of {name} failed: {e}");
+                alerts::error(&s);
+                return;
+            }
         }
-        Err(e) => {
-            let _ = write!(s, "Changing the write cache of {name} failed: {e}");
-            alerts::error(&s);
+    }
+    if mode != mode_now {
+        match ops::set_transfer_mode(t, id, mode) {
+            Ok(()) => {
+                let _ = write!(
+                    done,
+                    "{}The transfer mode of {name} is now {} (the driver's, on the original SCSI Manager).",
+                    if done.is_empty() { "" } else { " " },
+                    mode.name()
+                );
+            }
+            Err(e) => {
+                let mut s = done;
+                let _ = write!(
+                    s,
+                    "{}Changing the transfer mode of {name} failed: {e}",
+                    if s.is_empty() { "" } else { " " }
+                );
+                alerts::error(&s);
+                return;
+            }
         }
+    }
+    if !done.is_empty() {
+        alerts::done(&done);
     }
 }
 

@@ -58,6 +58,19 @@ impl Dialog {
     pub fn toggle(&self, item: i16) {
         self.set_checked(item, !self.checked(item));
     }
+
+    /// Turn on radio button `item` of `group` and the others off (the app's to do: the
+    /// Dialog Manager only reports the click).
+    pub fn choose(&self, group: &[i16], item: i16) {
+        for &i in group {
+            self.set_checked(i, i == item);
+        }
+    }
+
+    /// The position in `group` of the radio button that is on (the first when none is).
+    pub fn chosen(&self, group: &[i16]) -> usize {
+        group.iter().position(|&i| self.checked(i)).unwrap_or(0)
+    }
 }
 
 impl Drop for Dialog {

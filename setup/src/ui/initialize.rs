@@ -15,6 +15,7 @@ use super::progress::Progress;
 use super::{alerts, texts};
 use crate::bus::Transport;
 use crate::ops::{self, DriveInfo, InitPlan, OpError, VolumeRequest};
+use ferrite_shared::driver_blob::TransferMode;
 
 /// DLOG/DITL 129 and its items.
 pub const DIALOG: i16 = 129;
@@ -26,6 +27,15 @@ pub const NAME2: i16 = 9;
 pub const SIZE2: i16 = 10;
 pub const WRITE_CACHE: i16 = 11;
 pub const LOW_LEVEL: i16 = 12;
+/// The transfer mode's radio buttons, in the order of [`TRANSFER_MODES`].
+pub const TRANSFER: [i16; 3] = [15, 16, 17];
+/// The driver's transfer modes on the original SCSI Manager, as the radio buttons of this
+/// dialog and of Drive Settings list them.
+pub const TRANSFER_MODES: [TransferMode; 3] = [
+    TransferMode::Auto,
+    TransferMode::Blind,
+    TransferMode::Polled,
+];
 /// The first volume's name until the user types another.
 pub const DEFAULT_NAME: &str = "Macintosh HD";
 
@@ -33,6 +43,7 @@ pub const DEFAULT_NAME: &str = "Macintosh HD";
 struct Choice {
     volumes: Vec<(String, Option<u64>)>,
     write_cache: bool,
+    transfer: TransferMode,
     low_level_format: bool,
 }
 
@@ -50,6 +61,7 @@ fn ask(info: &DriveInfo) -> Option<Choice> {
     d.set_text(NAME1, DEFAULT_NAME);
     d.select(NAME1);
     d.set_checked(WRITE_CACHE, true);
+    d.choose(&TRANSFER, TRANSFER[0]);
     loop {
         let hit = d.next_hit();
         match hit {
@@ -65,6 +77,7 @@ fn ask(info: &DriveInfo) -> Option<Choice> {
                         return Some(Choice {
                             volumes: v.into_iter().map(|v| (v.name, v.blocks)).collect(),
                             write_cache: d.checked(WRITE_CACHE),
+                            transfer: TRANSFER_MODES[d.chosen(&TRANSFER)],
                             low_level_format: d.checked(LOW_LEVEL),
                         });
                     }
@@ -73,6 +86,7 @@ fn ask(info: &DriveInfo) -> Option<Choice> {
             }
             CANCEL => return None,
             WRITE_CACHE | LOW_LEVEL => d.toggle(hit),
+            _ if TRANSFER.contains(&hit) => d.choose(&TRANSFER, hit),
             _ => {}
         }
     }
@@ -117,6 +131,7 @@ pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8, scsi43: bool) -> bool {
             })
             .collect(),
         write_cache: choice.write_cache,
+        transfer: choice.transfer,
         low_level_format: choice.low_level_format,
         date: super::lowmem::now(),
     };

@@ -1,6 +1,7 @@
 //! Drive ▸ Partition…: the selected disk's map in a list (DLOG 140: one line per entry —
-//! number, type, name, start, size, mounted or not), a click on a line selects it (a bullet
-//! marks it), and Add… (a volume in the largest free space: name and size, DLOG 141),
+//! number, type, name, start, size, mounted or not; a map longer than the window is shown
+//! in pages, turned by clicking the "earlier" and "more" lines), a click on a line selects it
+//! (a bullet marks it), and Add… (a volume in the largest free space: name and size, DLOG 141),
 //! Rename… (the entry's name, DLOG 142) and Delete… (after a caution alert naming it,
 //! ALRT 143). Nothing is changed on the startup disk, nor in an entry whose volume is
 //! mounted: those are refused in words ([`super::volumes`]). The list is read again after
@@ -14,7 +15,7 @@ use ferrite_macrt::pstr::Str255;
 use ferrite_macrt::toolbox as tb;
 
 use super::dialog::Dialog;
-use super::volumes::{self, MapRow};
+use super::volumes::{self, ListLine, MapRow};
 use super::{alerts, lowmem, mount, texts};
 use crate::bus::{Transport, format_size};
 use crate::ops::{self, OpError};
@@ -52,36 +53,38 @@ fn load(t: &mut dyn Transport, id: u8) -> Result<Vec<MapRow>, OpError> {
     Ok(volumes::rows(&parts, &mount::disk_drives(id)))
 }
 
-fn show(d: &Dialog, rows: &[MapRow], selected: Option<usize>) {
-    for i in 0..ROWS {
+fn show(d: &Dialog, rows: &[MapRow], top: usize, selected: Option<usize>) {
+    for (i, line) in volumes::list_lines(rows.len(), top, ROWS)
+        .into_iter()
+        .enumerate()
+    {
         let mut s = String::new();
-        if i + 1 == ROWS && rows.len() > ROWS {
-            let _ = write!(s, "   … and {} more entries", rows.len() - (ROWS - 1));
-        } else if let Some(r) = rows.get(i) {
-            s.push_str(if selected == Some(i) {
-                "\u{2022} "
-            } else {
-                "   "
-            });
-            s.push_str(&r.text());
+        match line {
+            ListLine::Entry(e) => {
+                s.push_str(if selected == Some(e) {
+                    "\u{2022} "
+                } else {
+                    "   "
+                });
+                s.push_str(&rows[e].text());
+            }
+            ListLine::Earlier(n) => {
+                let _ = write!(s, "   \u{2026} {n} earlier entries: click to show them");
+            }
+            ListLine::More(n) => {
+                let _ = write!(s, "   \u{2026} and {n} more entries: click to show them");
+            }
+            ListLine::Empty => {}
         }
         d.set_text(FIRST_ROW + i as i16, &s);
     }
 }
 
-/// How many entries have a line of their own (with more than [`ROWS`], the last line says
-/// how many more there are).
-fn shown_rows(rows: &[MapRow]) -> usize {
-    if rows.len() > ROWS {
-        ROWS - 1
-    } else {
-        rows.len()
-    }
-}
-
-fn choose(rows: &[MapRow], selected: &mut Option<usize>) -> Action {
+/// The list, its page starting at entry `top` (a click on the "earlier" or "more" line turns
+/// the page; the page stays while the dialog comes and goes around a change).
+fn choose(rows: &[MapRow], top: &mut usize, selected: &mut Option<usize>) -> Action {
     let d = Dialog::open(DIALOG);
-    show(&d, rows, *selected);
+    show(&d, rows, *top, *selected);
     loop {
         let hit = d.next_hit();
         match hit {
@@ -94,9 +97,16 @@ fn choose(rows: &[MapRow], selected: &mut Option<usize>) -> Action {
                     "Select an entry first: click its line in the list, then choose Rename or Delete.",
                 ),
             },
-            h if h >= FIRST_ROW && ((h - FIRST_ROW) as usize) < shown_rows(rows) => {
-                *selected = Some((h - FIRST_ROW) as usize);
-                show(&d, rows, *selected);
+            h if h >= FIRST_ROW && ((h - FIRST_ROW) as usize) < ROWS => {
+                let line = volumes::list_lines(rows.len(), *top, ROWS)[(h - FIRST_ROW) as usize];
+                match line {
+                    ListLine::Entry(e) => *selected = Some(e),
+                    other => match volumes::page_turn(rows.len(), ROWS, other) {
+                        Some(t) => *top = t,
+                        None => continue,
+                    },
+                }
+                show(&d, rows, *top, *selected);
             }
             _ => {}
         }
@@ -233,6 +243,7 @@ pub fn run(t: &mut dyn Transport, id: u8) {
     };
     let disk = texts::drive_name(id, &info.vendor, &info.product, info.blocks, info.block_len);
     let mut selected = None;
+    let mut top = 0;
     loop {
         let rows = match load(t, id) {
             Ok(r) => r,
@@ -246,9 +257,10 @@ pub fn run(t: &mut dyn Transport, id: u8) {
         if selected.is_some_and(|i| i >= rows.len()) {
             selected = None;
         }
+        top = top.min(rows.len().saturating_sub(1));
         let (a, e) = (Str255::from_str(&disk), Str255::new());
         tb::param_text([&a, &e, &e, &e]);
-        let action = choose(&rows, &mut selected);
+        let action = choose(&rows, &mut top, &mut selected);
         let command = match action {
             Action::Done => return,
             Action::Add => "Add",

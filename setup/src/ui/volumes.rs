@@ -162,6 +162,59 @@ pub fn startup_refusal(id: u8, drive: i16, command: &str) -> String {
     s
 }
 
+/// What one of the Partition window's lines shows, when its map has more entries than the
+/// window has lines: a page of entries, with a line that leads to the earlier ones and one
+/// that leads to the rest (a click on either turns the page; `ui::partition`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListLine {
+    /// Entry `i` of the map's rows.
+    Entry(usize),
+    /// `n` entries before this page; a click shows them.
+    Earlier(usize),
+    /// `n` entries after this page; a click shows them.
+    More(usize),
+    /// Nothing (the list is shorter than the window).
+    Empty,
+}
+
+/// The window's `lines` lines for a map of `n` entries whose page starts at entry `top`
+/// (clamped: a page always shows at least one entry).
+pub fn list_lines(n: usize, top: usize, lines: usize) -> Vec<ListLine> {
+    let mut out = Vec::new();
+    if n <= lines {
+        out.extend((0..n).map(ListLine::Entry));
+    } else {
+        let top = top.min(n - 1);
+        if top > 0 {
+            out.push(ListLine::Earlier(top));
+        }
+        let room = lines - out.len();
+        if n - top <= room {
+            out.extend((top..n).map(ListLine::Entry));
+        } else {
+            let last = top + room - 1;
+            out.extend((top..last).map(ListLine::Entry));
+            out.push(ListLine::More(n - last));
+        }
+    }
+    out.resize(lines, ListLine::Empty);
+    out
+}
+
+/// The first entry of the page a click on `line` turns to (`None`: the line does not turn
+/// the page). Back goes as far as a page of `lines` shows after its "earlier" line.
+pub fn page_turn(n: usize, lines: usize, line: ListLine) -> Option<usize> {
+    match line {
+        ListLine::More(k) => Some(n - k),
+        ListLine::Earlier(k) => {
+            let back = k.saturating_sub(lines - 2);
+            // One earlier entry would be alone behind its own line: go to the start.
+            Some(if back <= 1 { 0 } else { back })
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,5 +305,56 @@ mod tests {
             r[2].name(),
             "“System” (entry 3, Apple_HFS, 10.0 MB)".to_string()
         );
+    }
+
+    #[test]
+    fn long_maps_are_shown_in_pages_and_every_entry_is_reachable() {
+        use ListLine::*;
+        // Short maps: every entry, then empty lines.
+        assert_eq!(
+            list_lines(3, 0, 5),
+            [Entry(0), Entry(1), Entry(2), Empty, Empty]
+        );
+        assert_eq!(list_lines(10, 7, 10)[9], Entry(9));
+        // 14 entries in 10 lines: 9, then the last 5 after an "earlier" line.
+        let first = list_lines(14, 0, 10);
+        assert_eq!(first[..9], (0..9).map(Entry).collect::<Vec<_>>()[..]);
+        assert_eq!(first[9], More(5));
+        let top = page_turn(14, 10, More(5)).unwrap();
+        assert_eq!(top, 9);
+        let second = list_lines(14, top, 10);
+        assert_eq!(second[0], Earlier(9));
+        assert_eq!(second[1..6], (9..14).map(Entry).collect::<Vec<_>>()[..]);
+        assert_eq!(second[6..], [Empty; 4]);
+        assert_eq!(page_turn(14, 10, Earlier(9)), Some(0));
+        // Every entry of a long map is on some page reached by turning pages forward, and
+        // turning back from the last page reaches the first.
+        for n in [11, 14, 30, 100] {
+            let mut seen = vec![false; n];
+            let mut top = 0;
+            let mut pages = 0;
+            loop {
+                let l = list_lines(n, top, 10);
+                for x in &l {
+                    if let Entry(i) = x {
+                        seen[*i] = true;
+                    }
+                }
+                pages += 1;
+                match l.iter().find(|x| matches!(x, More(_))) {
+                    Some(&m) => top = page_turn(n, 10, m).unwrap(),
+                    None => break,
+                }
+                assert!(pages < n, "no progress");
+            }
+            assert!(seen.iter().all(|&b| b), "{n}");
+            while let Some(&e) = list_lines(n, top, 10)
+                .iter()
+                .find(|x| matches!(x, Earlier(_)))
+            {
+                top = page_turn(n, 10, e).unwrap();
+            }
+            assert_eq!(top, 0);
+        }
     }
 }

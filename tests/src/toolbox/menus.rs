@@ -407,6 +407,22 @@ fn open_desk_acc(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     f.ret(m, call, Ret::Word(0))
 }
 
+/// `SystemEdit(editCmd: INTEGER): BOOLEAN`: TRUE when the active window is a desk
+/// accessory's (the Edit command went to it), else FALSE for the application to handle it
+/// (IM I-441). `OpenDeskAcc` opens no window in this model, so no desk accessory is ever
+/// active: always FALSE. Strict: `editCmd` must be one of the standard commands 0–5 (undo,
+/// the separator's 1, cut, copy, paste, clear: the Edit menu's item number − 1).
+fn system_edit(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
+    let f = Frame::new(m, call, &[2], 2)?;
+    let cmd = f.int(m, 0);
+    if !(0..=5).contains(&cmd) {
+        return Err(f.misuse(format!(
+            "editCmd {cmd}: not a standard Edit command (0 undo … 5 clear)"
+        )));
+    }
+    f.ret(m, call, Ret::Bool(false))
+}
+
 /// A scripted menu choice becomes pending (the event layer posts its mouse-down).
 pub(crate) fn choose(m: &mut Machine, input: &Input) -> Result<(), String> {
     let (menu, item) = match input {
@@ -432,4 +448,5 @@ pub(crate) fn install(m: &mut Machine) {
     m.register_trap(0xA939, "EnableItem", enable_item);
     m.register_trap(0xA93A, "DisableItem", enable_item);
     m.register_trap(0xA9B6, "OpenDeskAcc", open_desk_acc);
+    m.register_trap(0xA9C2, "SystemEdit", system_edit);
 }
