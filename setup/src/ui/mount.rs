@@ -25,6 +25,7 @@ use crate::bus::Transport;
 
 unsafe extern "C" {
     fn ferrite_PBStatus(pb: *mut u8) -> i32;
+    fn ferrite_PBControl(pb: *mut u8) -> i32;
     fn ferrite_PBMountVol(pb: *mut u8) -> i32;
     fn ferrite_NewPtrSys(size: u32) -> u32;
     fn ferrite_FlushInstructionCache();
@@ -45,6 +46,18 @@ const BOOT: [u8; 4] = *b"boot";
 const HW_PRIV: u16 = 0xA198;
 /// `volOnLinErr`: the volume is already mounted.
 const VOL_ON_LIN_ERR: i16 = -55;
+/// Ferrite's driver's own Control `csCode` ('FM'): read the partition map again and add a
+/// drive for each HFS partition it does not serve yet (`docs/driver.md`, "Rescan").
+const RESCAN_CONTROL: i16 = 0x464D;
+/// `UTableBase` ($11C): the unit table, one DCE handle per unit (IM Devices).
+const UTABLE_BASE: usize = 0x11C;
+/// DCE: `dCtlDriver` 0, `dCtlFlags` 4 (bit 6 `dRAMBased`: `dCtlDriver` is a handle).
+const D_CTL_FLAGS: usize = 4;
+const D_RAM_BASED: u16 = 0x40;
+/// DRVR header: `drvrName` (Str255) at 18.
+const DRVR_NAME: usize = 18;
+/// Ferrite's driver's name.
+const FERRITE_NAME: &[u8] = b".Ferrite";
 
 fn pb() -> [u8; PB_LEN] {
     [0u8; PB_LEN]
@@ -98,6 +111,131 @@ fn mount_drive(drive: i16) -> i16 {
     // SAFETY: as in `partition_of`.
     let r = unsafe { ferrite_PBMountVol(p.as_mut_ptr()) };
     r as i16
+}
+
+fn long(addr: usize) -> usize {
+    // SAFETY: the unit table, DCEs and driver headers are readable RAM (or ROM); the
+    // callers check each address is non-zero and even.
+    unsafe { core::ptr::read_volatile(addr as *const u32) as usize }
+}
+
+/// The driver at `ref_num` is Ferrite's (its DRVR header says ".Ferrite"): it answers
+/// [`RESCAN_CONTROL`]. Another driver is never sent Ferrite's private call.
+fn is_ferrite(ref_num: i16) -> bool {
+    let unit = (-1 - ref_num as i32) as usize;
+    let handle = long(long(UTABLE_BASE) + 4 * unit);
+    if handle == 0 || handle & 1 != 0 {
+        return false;
+    }
+    let dce = long(handle);
+    if dce == 0 || dce & 1 != 0 {
+        return false;
+    }
+    // SAFETY: `dCtlFlags`, a word of the DCE.
+    let flags = unsafe { core::ptr::read_volatile((dce + D_CTL_FLAGS) as *const u16) };
+    let mut header = long(dce);
+    if flags & D_RAM_BASED != 0 && header != 0 && header & 1 == 0 {
+        header = long(header);
+    }
+    if header == 0 || header & 1 != 0 {
+        return false;
+    }
+    // SAFETY: the header's name: a length byte and at least 8 more bytes of the header.
+    let name = unsafe { core::slice::from_raw_parts((header + DRVR_NAME) as *const u8, 9) };
+    name[0] as usize == FERRITE_NAME.len() && &name[1..] == FERRITE_NAME
+}
+
+/// Control [`RESCAN_CONTROL`] to the driver at `ref_num`: its result.
+fn rescan(ref_num: i16) -> i16 {
+    let mut p = pb();
+    put16(&mut p, IO_CREFNUM, ref_num);
+    put16(&mut p, CS_CODE, RESCAN_CONTROL);
+    // SAFETY: as in `partition_of`.
+    unsafe { ferrite_PBControl(p.as_mut_ptr()) as i16 }
+}
+
+/// After Partition… ▸ Add put the volume `name` on the disk at `id` (`disk` names it): get
+/// the Mac to serve and mount it without a restart when the disk's driver is Ferrite's
+/// (its rescan call, then `PBMountVol` of the drives it added), or say why not. `Ok` is a
+/// result to show, `Err` a failure to show.
+pub fn serve_added(id: u8, name: &str, disk: &str) -> Result<String, String> {
+    let mut s = String::new();
+    let _ = write!(s, "\u{201C}{name}\u{201D} is added to {disk}");
+    let before = disk_drives(id);
+    let Some(ref_num) = lowmem::drive_queue()
+        .into_iter()
+        .find(|e| scsi_id_of(e.ref_num) == Some(id))
+        .map(|e| e.ref_num)
+    else {
+        s.push_str(
+            ". The Mac has no driver for the disk yet: Drive \u{25B8} Mount Volumes mounts it.",
+        );
+        return Ok(s);
+    };
+    if !is_ferrite(ref_num) {
+        s.push_str(", but the disk's driver in the Mac is not Ferrite's and cannot serve a new volume: restart the Mac to mount it.");
+        return Err(s);
+    }
+    let r = rescan(ref_num);
+    if r != 0 {
+        let _ = write!(
+            s,
+            ", but Ferrite's driver did not take the new map: {}. Restart the Mac to mount it.",
+            rescan_error(r)
+        );
+        return Err(s);
+    }
+    let new: Vec<i16> = disk_drives(id)
+        .into_iter()
+        .filter(|a| before.iter().all(|b| b.drive != a.drive))
+        .map(|a| a.drive)
+        .collect();
+    if new.is_empty() {
+        s.push_str(", but Ferrite's driver added no drive for it (it serves at most 8 volumes of a disk): restart the Mac to mount it.");
+        return Err(s);
+    }
+    let mut failed = String::new();
+    for &d in &new {
+        match mount_drive(d) {
+            0 | VOL_ON_LIN_ERR => {}
+            e => {
+                let _ = write!(
+                    failed,
+                    " Drive {d} was not mounted: {}.",
+                    super::volumes::mount_error(e)
+                );
+            }
+        }
+    }
+    if !failed.is_empty() {
+        s.push('.');
+        s.push_str(&failed);
+        return Err(s);
+    }
+    s.push_str(" and mounted as ");
+    for (i, a) in disk_drives(id)
+        .into_iter()
+        .filter(|a| new.contains(&a.drive))
+        .enumerate()
+    {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let v = a.mounted.unwrap_or_default();
+        let _ = write!(s, "\u{201C}{v}\u{201D} (drive {})", a.drive);
+    }
+    s.push_str(", without a restart.");
+    Ok(s)
+}
+
+/// The rescan call's result in words.
+fn rescan_error(e: i16) -> String {
+    let s = match e {
+        -17 => "the driver in the Mac is an older Ferrite that cannot add volumes (controlErr)",
+        -57 => "block 1 of the disk holds no partition map entry (noMacDskErr)",
+        r => return super::volumes::mount_error(r),
+    };
+    String::from(s)
 }
 
 /// Load the driver of the disk at `id` from the disk and call its install entry. `Ok(())`
