@@ -340,7 +340,13 @@ fn rescan_adds_exactly_the_new_partitions() {
                 r.m.drives()
                     .iter()
                     .filter(|d| d.ref_num == r.ref_num)
-                    .map(|d| (d.element, r.m.read_bytes(d.element - 4, 20)))
+                    // The flag bytes before the element and the element past `qLink`
+                    // (which the queue changes when an element is appended after it).
+                    .map(|d| {
+                        let mut b = r.m.read_bytes(d.element - 4, 4);
+                        b.extend(r.m.read_bytes(d.element + 4, 12));
+                        (d.element, b)
+                    })
                     .collect()
             };
             let before = ours(&r);

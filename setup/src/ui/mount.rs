@@ -168,7 +168,7 @@ pub fn serve_added(id: u8, name: &str, disk: &str) -> Result<String, String> {
         .map(|e| e.ref_num)
     else {
         s.push_str(
-            ". The Mac has no driver for the disk yet: Drive \u{25B8} Mount Volumes mounts it.",
+            ". The Mac has no driver for the disk yet: choose Mount Volumes in the Drive menu to mount it.",
         );
         return Ok(s);
     };
