@@ -590,6 +590,19 @@ fn add_mounts_the_new_volume_without_a_restart() {
                 * u32::from_be_bytes([mdb[0x14], mdb[0x15], mdb[0x16], mdb[0x17]]) as u64
         });
         let img = image(&mut m, 0);
+        // Readable through the new drive, to its last block: the MDB and the alternate MDB
+        // (the next-to-last block) as on the disk.
+        for block in [2u32, 5 * 2048 - 2] {
+            let got =
+                ferrite_emu::file_manager::read_through_driver(&mut m, &new[0], block * 512, 512)
+                    .unwrap()
+                    .unwrap_or_else(|e| {
+                        panic!("{ctx}\nreading block {block} of drive {drive}: {e}")
+                    });
+            let at = (free.start + block) as usize * 512;
+            assert_eq!(got, img[at..at + 512], "{ctx}: block {block}");
+            assert_eq!(&got[..2], b"BD", "{ctx}: block {block}");
+        }
         check_volumes(&img);
         assert_eq!(hfsutils_volume_name(&img, 3), "Archive", "{ctx}");
         assert_eq!(hfsutils_volume_name(&img, 1), "System", "{ctx}");
