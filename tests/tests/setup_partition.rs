@@ -12,6 +12,8 @@ use std::process::Command;
 
 use ferrite_emu::Machine;
 use ferrite_emu::file_manager::FileManager;
+use ferrite_emu::scsi::DiskTarget;
+use ferrite_emu::scsi_manager;
 use ferrite_emu::start_manager::{BootConfig, RomGeneration, boot};
 use ferrite_emu::toolbox::{AlertKind, Input, Seen};
 use ferrite_formatter::apm::{PartitionMap, read_map};
@@ -802,6 +804,53 @@ fn an_unmounted_volume_is_listed_remounted_and_may_be_deleted() {
         };
         assert_eq!(sys(&img), sys(&disk), "{ctx}");
         assert_eq!(hfsutils_volume_name(&img, 1), "System", "{ctx}");
+        m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+    }
+}
+
+/// A volume put in the map behind the driver's back (here the disk rewritten with a third
+/// volume after the boot): Mount Volumes asks Ferrite's driver to read the map again, and
+/// mounts the new volume; the two mounted before stay as they were.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn mount_volumes_serves_a_volume_added_since_the_driver_read_the_map() {
+    let disk = ferrite_disk(&["System:10M", "Data:8M"]);
+    let more = ferrite_disk(&["System:10M", "Data:8M", "More:4M"]);
+    let (a, b) = (map_of(&disk).partitions, map_of(&more).partitions);
+    for i in 0..4 {
+        assert_eq!(
+            (&a[i].kind, a[i].start, a[i].blocks),
+            (&b[i].kind, b[i].start, b[i].blocks)
+        );
+    }
+    assert_eq!(
+        (b[4].kind.as_str(), b[4].name.as_str()),
+        ("Apple_HFS", "More")
+    );
+    for (cpu, v43) in both() {
+        let mut m = boot_two_ferrite_disks(cpu, v43, &disk);
+        let vcbs_before = vcb_queue(&m);
+        scsi_manager::bus(&mut m)
+            .target_as_mut::<DiskTarget>(0)
+            .unwrap()
+            .write_store(0, &more)
+            .unwrap();
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(0),
+                menu("Drive", "Mount Volumes"),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        assert_eq!(alert_texts(&s.seen), ["“More” is mounted."], "{ctx}");
+        let vcbs = vcb_queue(&m);
+        assert_eq!(vcbs[..3], vcbs_before[..], "{ctx}");
+        assert_eq!((vcbs[3].0.as_str(), vcbs[3].2), ("More", -33), "{ctx}");
         m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
     }
 }

@@ -145,6 +145,14 @@ fn is_ferrite(ref_num: i16) -> bool {
     name[0] as usize == FERRITE_NAME.len() && &name[1..] == FERRITE_NAME
 }
 
+/// The refNum of the driver whose drives serve the disk at `id`, if the Mac has one.
+fn driver_of(id: u8) -> Option<i16> {
+    lowmem::drive_queue()
+        .into_iter()
+        .find(|e| scsi_id_of(e.ref_num) == Some(id))
+        .map(|e| e.ref_num)
+}
+
 /// Control [`RESCAN_CONTROL`] to the driver at `ref_num`: its result.
 fn rescan(ref_num: i16) -> i16 {
     let mut p = pb();
@@ -162,11 +170,7 @@ pub fn serve_added(id: u8, name: &str, disk: &str) -> Result<String, String> {
     let mut s = String::new();
     let _ = write!(s, "\u{201C}{name}\u{201D} is added to {disk}");
     let before = disk_drives(id);
-    let Some(ref_num) = lowmem::drive_queue()
-        .into_iter()
-        .find(|e| scsi_id_of(e.ref_num) == Some(id))
-        .map(|e| e.ref_num)
-    else {
+    let Some(ref_num) = driver_of(id) else {
         s.push_str(
             ". The Mac has no driver for the disk yet: choose Mount Volumes in the Drive menu to mount it.",
         );
@@ -308,6 +312,8 @@ pub struct Mounted {
     pub new: Vec<String>,
     /// Drives whose volume could not be mounted, with the error.
     pub failed: Vec<(i16, i16)>,
+    /// Ferrite's driver could not read the map again (volumes added since have no drive).
+    pub rescan_failed: Option<i16>,
 }
 
 /// Mount every volume of the disk at `id` that is not mounted, loading its driver first if
@@ -315,10 +321,17 @@ pub struct Mounted {
 pub fn mount_disk(t: &mut dyn Transport, id: u8, scsi43: bool) -> Result<Mounted, String> {
     let mut drives = disk_drives(id);
     let mut loaded_driver = false;
+    let mut rescan_failed = None;
     if drives.is_empty() {
         load_driver(t, id, scsi43)?;
         loaded_driver = true;
         drives = disk_drives(id);
+    } else if let Some(ref_num) = driver_of(id).filter(|&r| is_ferrite(r)) {
+        // Volumes added to the map since the driver read it get their drives first.
+        match rescan(ref_num) {
+            0 => drives = disk_drives(id),
+            e => rescan_failed = Some(e),
+        }
     }
     let mut failed = Vec::new();
     for d in drives.iter().filter(|d| d.mounted.is_none()) {
@@ -342,6 +355,7 @@ pub fn mount_disk(t: &mut dyn Transport, id: u8, scsi43: bool) -> Result<Mounted
         loaded_driver,
         new,
         failed,
+        rescan_failed,
     })
 }
 
@@ -373,6 +387,13 @@ impl Mounted {
             s.push_str(" (Ferrite's driver loaded from the disk)");
         }
         s.push('.');
+        if let Some(e) = self.rescan_failed {
+            let _ = write!(
+                s,
+                " Ferrite's driver did not read the map again, so a volume added since has no drive: {}. Restart the Mac to mount it.",
+                rescan_error(e)
+            );
+        }
         for (drive, e) in &self.failed {
             let _ = write!(
                 s,
@@ -397,7 +418,9 @@ pub fn command(t: &mut dyn Transport, id: u8, scsi43: bool) {
     };
     let mut s = String::new();
     match mount_disk(t, id, scsi43) {
-        Ok(m) if m.failed.is_empty() => super::alerts::done(&m.words(&disk)),
+        Ok(m) if m.failed.is_empty() && m.rescan_failed.is_none() => {
+            super::alerts::done(&m.words(&disk))
+        }
         Ok(m) => super::alerts::error(&m.words(&disk)),
         Err(why) => {
             let _ = write!(s, "The volumes of {disk} cannot be mounted: {why}.");
