@@ -127,6 +127,8 @@ fn is_ferrite(ref_num: i16) -> bool {
     if handle == 0 || handle & 1 != 0 {
         return false;
     }
+    // A 24-bit master pointer may carry the Memory Manager's flags in its high byte; the
+    // address bus ignores that byte in 24-bit mode, and 32-bit mode keeps no flags there.
     let dce = long(handle);
     if dce == 0 || dce & 1 != 0 {
         return false;
