@@ -197,7 +197,9 @@ pub fn serve_added(id: u8, name: &str, disk: &str) -> Result<String, String> {
         .map(|a| a.drive)
         .collect();
     if new.is_empty() {
-        s.push_str(", but Ferrite's driver added no drive for it (it serves at most 8 volumes of a disk): restart the Mac to mount it.");
+        // Its entry has a drive already (one kept after a Delete, which serves the old
+        // extent), or the driver serves 8 volumes of the disk: a restart reads it afresh.
+        s.push_str(", but Ferrite's driver added no drive for it: restart the Mac to mount it.");
         return Err(s);
     }
     let mut failed = String::new();
