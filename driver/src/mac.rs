@@ -76,10 +76,11 @@ pub fn poke16(addr: u32, v: u16) {
 /// these fields sit at even offsets (asserted below).
 pub mod at {
     use core::mem::offset_of;
-    use ferrite_shared::mac::{Dce, IoParam, ScsiExecIoPb};
+    use ferrite_shared::mac::{CntrlParam, Dce, IoParam, ScsiExecIoPb};
 
     pub const IO_TRAP: u32 = offset_of!(IoParam, io_trap) as u32;
     pub const IO_VREF_NUM: u32 = offset_of!(IoParam, io_vref_num) as u32;
+    pub const CS_PARAM: u32 = offset_of!(CntrlParam, cs_param) as u32;
     pub const IO_BUFFER: u32 = offset_of!(IoParam, io_buffer) as u32;
     pub const IO_REQ_COUNT: u32 = offset_of!(IoParam, io_req_count) as u32;
     pub const IO_ACT_COUNT: u32 = offset_of!(IoParam, io_act_count) as u32;
@@ -107,6 +108,7 @@ pub mod at {
             IO_REQ_COUNT,
             IO_ACT_COUNT,
             IO_WPOS_OFFSET,
+            CS_PARAM,
             D_CTL_POSITION,
             D_CTL_STORAGE,
             SCSI_Q_LINK,

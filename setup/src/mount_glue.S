@@ -14,6 +14,14 @@ ferrite_PBStatus:
         ext.l   %d0
         rts
 
+| i32 ferrite_PBControl(void *pb): _Control, synchronous.
+        .globl  ferrite_PBControl
+ferrite_PBControl:
+        movea.l 4(%sp),%a0
+        .short  0xA004                  | _Control
+        ext.l   %d0
+        rts
+
 | i32 ferrite_PBMountVol(void *pb): _MountVol, synchronous.
         .globl  ferrite_PBMountVol
 ferrite_PBMountVol:

@@ -250,6 +250,7 @@ pub mod err {
     pub const WPR_ERR: i16 = -44;
     pub const PARAM_ERR: i16 = -50;
     pub const NS_DRV_ERR: i16 = -56;
+    pub const NO_MAC_DSK_ERR: i16 = -57;
     pub const NO_DRIVE_ERR: i16 = -64;
     pub const OFF_LIN_ERR: i16 = -65;
     pub const DATA_VER_ERR: i16 = -68;

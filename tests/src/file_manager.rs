@@ -16,7 +16,19 @@
 //! `noMacDskErr` (−57) not an HFS volume; the `_Read` result when the read fails.
 //! Modelling choices: the MDB read is one 512-byte `_Read` at byte offset 1024
 //! (`ioPosMode` = fsFromStart); the boot-block read ('LK', first 1024 bytes) is the boot
-//! model's, not `_MountVol`'s; volume reference numbers count down from −1.
+//! model's, not `_MountVol`'s; volume reference numbers count down from −1 and are not
+//! reused after an unmount.
+//!
+//! `_UnmountVol` ($A00E, A0 = parameter block; IM Files, `PBUnmountVol`) names the volume by
+//! `ioNamePtr` ("Name:" or "Name") or else `ioVRefNum` (a volume reference number, a drive
+//! number, or 0 for the default volume, which in this model is the startup volume). It fails
+//! with `fBsyErr` (−47) while a file is open on the volume ([`FileManager::open_file`]: the
+//! model has no `_Open`, so tests say which files other programs hold) and for the startup
+//! volume (the drive in `BootDrive`: the System file is always open on it; IM warns that
+//! unmounting it crashes the Mac), `nsvErr` (−35) when no mounted volume matches; otherwise
+//! the VCB leaves the VCB queue and is disposed, and the drive stays in the drive queue — a
+//! later `_MountVol` of it mounts the volume again. Nothing is flushed: the model caches
+//! nothing.
 
 use crate::drive_queue::Drive;
 use crate::error::Fault;
@@ -62,10 +74,18 @@ const FS_Q_TYPE: u16 = 3;
 pub const NS_DRV_ERR: i16 = -56;
 pub const VOL_ON_LIN_ERR: i16 = -55;
 pub const NO_MAC_DSK_ERR: i16 = -57;
+/// `nsvErr`: no such volume.
+pub const NSV_ERR: i16 = -35;
+/// `fBsyErr`: one or more files are open (or the volume is the startup volume).
+pub const F_BSY_ERR: i16 = -47;
+/// `ioNamePtr`.
+const IO_NAME_PTR: u32 = 18;
 
 /// A mounted volume.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Volume {
+    /// Its VCB in the VCB queue.
+    pub vcb: u32,
     pub vref_num: i16,
     pub drive: u16,
     pub driver_ref_num: i16,
@@ -92,11 +112,113 @@ pub struct FileManager {
     pub volumes: Vec<Volume>,
     /// Guest stub `move.l 4(sp),a0; _Read; rts` and its scratch PB + buffer.
     read_stub: Option<(u32, u32, u32)>,
+    /// Guest stub `move.l 4(sp),a0; _UnmountVol; rts` and its parameter block.
+    unmount_stub: Option<(u32, u32)>,
+    /// Volume reference numbers given so far.
+    vrefs_given: i16,
+    /// One entry per file open on a volume (its vRefNum), as tests say other programs hold.
+    open_files: Vec<i16>,
 }
 
-/// Install `_MountVol` (part of [`Machine::install_mac_os`]).
+impl FileManager {
+    /// A program opens a file on the volume `vref_num` (the model has no `_Open`):
+    /// `_UnmountVol` of it fails with `fBsyErr` until [`FileManager::close_file`].
+    pub fn open_file(&mut self, vref_num: i16) {
+        self.open_files.push(vref_num);
+    }
+    /// The file [`FileManager::open_file`] opened is closed.
+    pub fn close_file(&mut self, vref_num: i16) {
+        if let Some(i) = self.open_files.iter().position(|&v| v == vref_num) {
+            self.open_files.remove(i);
+        }
+    }
+}
+
+/// Install `_MountVol` and `_UnmountVol` (part of [`Machine::install_mac_os`]).
 pub fn install(m: &mut Machine) {
     m.register_trap(0xA00F, "MountVol", mount_vol_trap);
+    m.register_trap(0xA00E, "UnmountVol", unmount_vol_trap);
+}
+
+fn unmount_vol_trap(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
+    let pb = m.a(0);
+    let name_ptr = m.read_u32(pb + IO_NAME_PTR);
+    let name = (name_ptr != 0).then(|| {
+        let len = m.read_u8(name_ptr) as u32;
+        let mut n = m.read_bytes(name_ptr + 1, len);
+        if n.last() == Some(&b':') {
+            n.pop();
+        }
+        n
+    });
+    let vref = m.read_u16(pb + IO_VREFNUM) as i16;
+    let code = match unmount(m, name.as_deref(), vref)? {
+        Ok(()) => 0,
+        Err(e) => e,
+    };
+    m.write_u16(pb + IO_RESULT, code as u16);
+    m.set_d(0, code as i32 as u32);
+    Ok(())
+}
+
+/// Unmount the volume named `name` (without its colon), else `vref` (a volume reference
+/// number, a drive number, or 0: the startup volume), as `_UnmountVol` does.
+pub fn unmount(m: &mut Machine, name: Option<&[u8]>, vref: i16) -> Result<Result<(), i16>, Fault> {
+    let boot_drive = m.read_u16(crate::lowmem::BOOT_DRIVE);
+    let fm = m.state::<FileManager>();
+    let found = fm.volumes.iter().position(|v| match name {
+        Some(n) => v.name.as_bytes().eq_ignore_ascii_case(n),
+        None if vref < 0 => v.vref_num == vref,
+        None if vref > 0 => v.drive == vref as u16,
+        None => boot_drive != 0 && v.drive == boot_drive,
+    });
+    let Some(i) = found else {
+        return Ok(Err(NSV_ERR));
+    };
+    let v = fm.volumes[i].clone();
+    if v.drive == boot_drive || fm.open_files.contains(&v.vref_num) {
+        return Ok(Err(F_BSY_ERR));
+    }
+    fm.volumes.remove(i);
+    let gone = crate::os_utils::queue_remove(m, crate::lowmem::VCB_Q_HDR, v.vcb).map_err(|e| {
+        Fault::Misuse {
+            trap: Some(0xA00E),
+            message: format!("the VCB queue is damaged: {e}"),
+        }
+    })?;
+    if !gone {
+        return Err(Fault::Misuse {
+            trap: Some(0xA00E),
+            message: format!(
+                "the VCB of \"{}\" left the VCB queue behind the File Manager's back",
+                v.name
+            ),
+        });
+    }
+    m.dispose_ptr(v.vcb)
+        .map_err(|e| Fault::setup(format!("File-Manager-lite: disposing a VCB: {e}")))?;
+    Ok(Ok(()))
+}
+
+/// `_UnmountVol` of `vref` (a vRefNum or a drive number) run as guest code: its result.
+pub fn call_unmount_vol(m: &mut Machine, vref: i16) -> Result<i16, Fault> {
+    let (stub, pb) = match m.state::<FileManager>().unmount_stub {
+        Some(s) => s,
+        None => {
+            let map = |e: i16| Fault::setup(format!("File-Manager-lite: no memory ({e})"));
+            let stub = m.new_ptr(ZoneId::System, 8, false).map_err(map)?;
+            // move.l 4(sp),a0 ; _UnmountVol ($A00E) ; rts
+            m.write_code_words(stub, &[0x206F, 0x0004, 0xA00E, 0x4E75]);
+            m.flush_icache_range(stub, 8);
+            let pb = m.new_ptr(ZoneId::System, IOPARAM_SIZE, true).map_err(map)?;
+            m.state::<FileManager>().unmount_stub = Some((stub, pb));
+            (stub, pb)
+        }
+    };
+    m.bus_mut().fill_host(pb, IOPARAM_SIZE, 0);
+    m.write_u16(pb + IO_VREFNUM, vref as u16);
+    m.call_address(stub, &[pb])?;
+    Ok(m.read_u16(pb + IO_RESULT) as i16)
 }
 
 fn mount_vol_trap(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
@@ -189,7 +311,11 @@ pub fn mount(m: &mut Machine, drive: u16) -> Result<Result<i16, i16>, Fault> {
         return Ok(Err(NO_MAC_DSK_ERR));
     }
     let name_len = (mdb[DR_VN] as usize).min(27);
-    let vref = -(m.state::<FileManager>().volumes.len() as i16) - 1;
+    let vref = {
+        let fm = m.state::<FileManager>();
+        fm.vrefs_given += 1;
+        -fm.vrefs_given
+    };
     // The VCB, in the system heap, queued at VCBQHdr.
     let vcb = m
         .new_ptr(ZoneId::System, VCB_LEN, true)
@@ -207,6 +333,7 @@ pub fn mount(m: &mut Machine, drive: u16) -> Result<Result<i16, i16>, Fault> {
     crate::os_utils::queue_append(m, crate::lowmem::VCB_Q_HDR, vcb);
     let fm = m.state::<FileManager>();
     fm.volumes.push(Volume {
+        vcb,
         vref_num: vref,
         drive,
         driver_ref_num: d.ref_num,

@@ -22,7 +22,7 @@
 //! * [`seed`]: the seed (`FERRITE_SEED`) of the model's deliberate randomness.
 //! * [`loader`]: flat-image loading and C-ABI calls.
 //! * [`interrupts`]: scheduled interrupts, tick hooks (VBL) and idle waiting.
-//! * [`file_manager`]: File-Manager-lite: `_MountVol` through the driver.
+//! * [`file_manager`]: File-Manager-lite: `_MountVol` through the driver, `_UnmountVol`.
 //! * [`os_utils`]: OS queues, `_Gestalt`, `_HWPriv`.
 //! * [`device_manager`]: unit table, DCEs, `_DrvrInstall`, `_Open`…`_KillIO`, IODone, accRun,
 //!   goodbye.

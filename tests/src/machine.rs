@@ -679,6 +679,11 @@ impl Machine {
         self.mm.new_ptr(&mut self.bus, zone, size, clear)
     }
 
+    /// Dispose a nonrelocatable block from host code (`_DisposePtr` semantics).
+    pub fn dispose_ptr(&mut self, ptr: u32) -> Result<(), String> {
+        self.mm.dispose_ptr(&mut self.bus, ptr)
+    }
+
     /// Verify every heap block's guards and master pointer.
     pub fn check_heaps(&self) -> Result<(), Fault> {
         self.mm.check(&self.bus)

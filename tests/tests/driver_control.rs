@@ -312,3 +312,134 @@ fn close_is_refused_and_the_driver_keeps_serving() {
         }
     }
 }
+
+/// Control `csCode` $464D ('FM', driver `core::RESCAN_CONTROL`): read the map again and add
+/// a drive for every HFS partition no drive serves yet.
+const RESCAN: i16 = 0x464D;
+const NO_MAC_DSK_ERR: i16 = -57;
+const READ_10: u8 = 0x28;
+
+/// A volume added to the map after boot gets exactly one new drive from the rescan call —
+/// numbered after the others, its size the partition's, `'boot'` its map entry, a
+/// disk-inserted event posted, its MDB readable through it and mountable —; the drives there
+/// before stay byte for byte as they were; a second call adds nothing; a map whose block 1 is
+/// no entry is refused with `noMacDskErr` and changes nothing.
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn rescan_adds_exactly_the_new_partitions() {
+    let three = disk_with_volumes(driver_blob(), 3, 3000);
+    let (three_img, three_layout) = three.build();
+    let mut two = disk_with_volumes(driver_blob(), 2, 3000);
+    two.total_blocks = three.total_blocks;
+    for cpu in CPUS {
+        for rom in ROMS {
+            let mut r = boot_disk(cpu, rom, &two, DiskConfig::default());
+            let w = r.what();
+            assert_eq!(r.drives.len(), 2, "{w}");
+            let ours = |r: &Rig| -> Vec<(u32, Vec<u8>)> {
+                r.m.drives()
+                    .iter()
+                    .filter(|d| d.ref_num == r.ref_num)
+                    // The flag bytes before the element and the element past `qLink`
+                    // (which the queue changes when an element is appended after it).
+                    .map(|d| {
+                        let mut b = r.m.read_bytes(d.element - 4, 4);
+                        b.extend(r.m.read_bytes(d.element + 4, 12));
+                        (d.element, b)
+                    })
+                    .collect()
+            };
+            let before = ours(&r);
+            let others_before: Vec<_> =
+                r.m.drives()
+                    .into_iter()
+                    .filter(|d| d.ref_num != r.ref_num)
+                    .collect();
+            let events_before = r.m.disk_events();
+
+            // Nothing new: nothing added, only the map read (blocks 1–5).
+            r.clear_bus_log();
+            assert_eq!(r.control(None, RESCAN, &[]).0, 0, "{w}");
+            assert_eq!(ours(&r), before, "{w}");
+            let reads: Vec<u32> = r
+                .bus_log()
+                .iter()
+                .filter(|e| e.cdb[0] == READ_10)
+                .map(|e| u32::from_be_bytes([e.cdb[2], e.cdb[3], e.cdb[4], e.cdb[5]]))
+                .collect();
+            assert_eq!(reads, [1, 2, 3, 4, 5], "{w}");
+            assert_eq!(
+                r.opcodes().iter().filter(|&&o| o != READ_10).count(),
+                0,
+                "{w}"
+            );
+
+            // A third volume in the map (what Partition… ▸ Add writes): one new drive.
+            r.disk().write_store(0, &three_img).unwrap();
+            assert_eq!(r.control(None, RESCAN, &[]).0, 0, "{w}");
+            let after = ours(&r);
+            assert_eq!(after.len(), 3, "{w}");
+            assert_eq!(after[..2], before[..], "{w}: the old drives changed");
+            let all = r.m.drives();
+            let others_after: Vec<_> = all
+                .iter()
+                .filter(|d| d.ref_num != r.ref_num)
+                .cloned()
+                .collect();
+            assert_eq!(others_after, others_before, "{w}");
+            let new = all
+                .iter()
+                .find(|d| d.element == after[2].0)
+                .unwrap()
+                .clone();
+            assert_eq!(new.blocks, 3000, "{w}");
+            assert!(new.number > r.drives[1].number, "{w}");
+            assert!(
+                all.iter().filter(|d| d.number == new.number).count() == 1,
+                "{w}"
+            );
+            assert_eq!(
+                r.m.disk_events(),
+                [events_before.clone(), vec![new.number as u32]].concat(),
+                "{w}"
+            );
+            r.drives.push(new.clone());
+            let (e, boot, _) = gestalt(&mut r, 2, b"boot");
+            assert_eq!(
+                (e, (boot >> 16) & 0xFF),
+                (0, 5),
+                "{w}: the third volume's entry"
+            );
+            // Its volume reads through the new drive: the MDB of "Vol 3".
+            let mdb = ferrite_emu::file_manager::read_through_driver(&mut r.m, &new, 1024, 512)
+                .unwrap()
+                .unwrap();
+            assert_eq!(&mdb[..2], b"BD", "{w}");
+            assert_eq!(&mdb[0x24..0x24 + 6], b"\x05Vol 3", "{w}");
+            let start = three_layout.volumes[2].0 as u64;
+            assert_eq!(mdb, r.visible(start + 2, 1), "{w}");
+            let vref = ferrite_emu::file_manager::mount(&mut r.m, new.number as u16)
+                .unwrap()
+                .unwrap_or_else(|e| panic!("{w}: _MountVol {e}"));
+            assert!(vref < 0, "{w}");
+
+            // Idempotent: a second call adds nothing and posts nothing.
+            assert_eq!(r.control(None, RESCAN, &[]).0, 0, "{w}");
+            assert_eq!(ours(&r), after, "{w}");
+            assert_eq!(r.m.disk_events().len(), events_before.len() + 1, "{w}");
+
+            // No map at block 1: refused, the drives as they were.
+            r.disk().write_store(1, &[0u8; 512]).unwrap();
+            assert_eq!(r.control(None, RESCAN, &[]).0, NO_MAC_DSK_ERR, "{w}");
+            assert_eq!(ours(&r), after, "{w}");
+            // The old drives still serve their volumes.
+            let (e, boot, _) = gestalt(&mut r, 0, b"boot");
+            assert_eq!((e, (boot >> 16) & 0xFF), (0, 3), "{w}");
+            m_check(&r, &w);
+        }
+    }
+}
+
+fn m_check(r: &Rig, w: &str) {
+    r.m.check_heaps().unwrap_or_else(|e| panic!("{w}: {e}"));
+}

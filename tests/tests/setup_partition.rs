@@ -10,7 +10,10 @@ mod support;
 
 use std::process::Command;
 
+use ferrite_emu::Machine;
 use ferrite_emu::file_manager::FileManager;
+use ferrite_emu::scsi::DiskTarget;
+use ferrite_emu::scsi_manager;
 use ferrite_emu::start_manager::{BootConfig, RomGeneration, boot};
 use ferrite_emu::toolbox::{AlertKind, Input, Seen};
 use ferrite_formatter::apm::{PartitionMap, read_map};
@@ -45,8 +48,11 @@ fn rom(v43: bool) -> RomGeneration {
 /// `ferrite init` of a 24 MB disk with these volumes (the rest of the disk left free when
 /// every volume has a size).
 fn ferrite_disk(volumes: &[&str]) -> Vec<u8> {
+    // One file per call: the tests run in parallel threads of one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = std::env::temp_dir().join(format!(
-        "ferrite-setup-part-{}-{}.img",
+        "ferrite-setup-part-{}-{call}-{}.img",
         std::process::id(),
         volumes.join("-").replace(':', "_")
     ));
@@ -87,7 +93,13 @@ fn check_volumes(image: &[u8]) {
 
 /// hfsutils' `hmount` of HFS partition `n` (1 = the first) of the image: the volume name.
 fn hfsutils_volume_name(image: &[u8], n: usize) -> String {
-    let dir = std::env::temp_dir().join(format!("ferrite-setup-part-hfs-{}", std::process::id()));
+    // One directory per call: the tests run in parallel threads of one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "ferrite-setup-part-hfs-{}-{call}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let img = dir.join("disk.img");
@@ -165,6 +177,8 @@ fn adds_renames_and_deletes_a_volume_in_free_space() {
                 typing(NAME, "Archive"),
                 typing(SIZE, "5"),
                 Input::DialogItem(OK),
+                // The note: no driver in the Mac for the disk, Mount Volumes mounts it.
+                Input::DialogItem(1),
                 // The new volume is the fourth entry (the free entry became it).
                 Input::DialogItem(FIRST_ROW + 3),
                 Input::DialogItem(RENAME),
@@ -178,6 +192,13 @@ fn adds_renames_and_deletes_a_volume_in_free_space() {
         let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
         assert_fits_small_screen(&s.seen);
         assert!(run.unused_input.is_empty(), "{ctx}");
+        assert_eq!(
+            alert_texts(&s.seen),
+            [
+                "“Archive” is added to ID 3, IBM DORS-31080 (24.0 MB, 49152 blocks). The Mac has no driver for the disk yet: choose Mount Volumes in the Drive menu to mount it."
+            ],
+            "{ctx}"
+        );
         let lists = shown_lists(&s.seen);
         // Opened three times: at first, after Add, after Rename (a click only marks a line).
         assert_eq!(lists.len(), 3, "{ctx}");
@@ -586,5 +607,373 @@ fn mount_volumes_does_not_run_another_vendors_driver() {
         let names: Vec<String> = vcb_queue(&m).into_iter().map(|v| v.0).collect();
         assert_eq!(names, ["Startup"], "{ctx}");
         assert!(m.drives().iter().all(|d| d.ref_num != -36), "{ctx}");
+    }
+}
+
+/// The disk of the volume tests: the startup disk at ID 3 (the boot scan goes from ID 6
+/// down, so its drive is the first and the startup drive) and a second Ferrite disk at ID 0
+/// with "System" and "Data" and free space, both served by Ferrite's driver and mounted.
+/// The VCB queue is "Startup", "System", "Data".
+fn boot_two_ferrite_disks(cpu: ferrite_emu::CpuModel, v43: bool, disk: &[u8]) -> Machine {
+    let startup = ferrite_disk(&["Startup:10M"]);
+    let mut m = machine(cpu, v43, date());
+    attach_image(&mut m, 0, disk, ibm());
+    attach_image(&mut m, 3, &startup, ibm());
+    let report = boot(&mut m, &BootConfig::new(rom(v43))).unwrap();
+    let names: Vec<String> = vcb_queue(&m).into_iter().map(|v| v.0).collect();
+    assert_eq!(names, ["Startup", "System", "Data"], "{report}");
+    let startup_ref = m
+        .drives()
+        .into_iter()
+        .find(|d| d.number as u16 == report.boot_drive.unwrap())
+        .unwrap()
+        .ref_num;
+    assert_eq!(startup_ref, -36, "{report}");
+    m
+}
+
+/// The disk at ID 0 of the volume tests, as `ferrite init` makes it.
+const ID0_DISK: &str = "ID 0, IBM DORS-31080 (24.0 MB, 49152 blocks)";
+
+/// Partition… ▸ Add on a disk Ferrite's driver serves: the driver is asked to read the map
+/// again, adds a drive for the new volume, and the app mounts it — no restart: the note
+/// says so, the list shows it mounted, the VCB queue has it (its MDB read through the new
+/// drive), and the disk afterwards passes the core's checker and hfsutils.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn add_mounts_the_new_volume_without_a_restart() {
+    let disk = ferrite_disk(&["System:10M", "Data:8M"]);
+    let free = map_of(&disk).partitions[4].clone();
+    assert_eq!(free.kind, "Apple_Free");
+    for (cpu, v43) in both() {
+        let mut m = boot_two_ferrite_disks(cpu, v43, &disk);
+        let drives_before = m.drives();
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(0),
+                menu("Drive", "Partition…"),
+                Input::DialogItem(ADD),
+                typing(NAME, "Archive"),
+                typing(SIZE, "5"),
+                Input::DialogItem(OK),
+                Input::DialogItem(1),
+                Input::DialogItem(DONE),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        // Exactly one new drive, the driver's of ID 0 (refNum −33).
+        let new: Vec<_> = m
+            .drives()
+            .into_iter()
+            .filter(|d| !drives_before.contains(d))
+            .collect();
+        assert_eq!(new.len(), 1, "{ctx}\n{new:?}");
+        let drive = new[0].number;
+        assert_eq!((new[0].ref_num, new[0].blocks), (-33, 5 * 2048), "{ctx}");
+        assert_eq!(
+            s.alerts()
+                .into_iter()
+                .map(|a| match a {
+                    Seen::Alert { kind, texts, .. } => (*kind, texts[0].clone()),
+                    _ => unreachable!(),
+                })
+                .collect::<Vec<_>>(),
+            [(
+                AlertKind::Note,
+                format!(
+                    "“Archive” is added to {ID0_DISK} and mounted as “Archive” (drive {drive}), without a restart."
+                )
+            )],
+            "{ctx}"
+        );
+        let lists = shown_lists(&s.seen);
+        assert_eq!(
+            lists.last().unwrap()[4],
+            format!(
+                "   5  Apple_HFS  Archive  at {}  5.0 MB  mounted (drive {drive})",
+                free.start
+            ),
+            "{ctx}"
+        );
+        let vcbs = vcb_queue(&m);
+        assert_eq!(
+            vcbs.last().unwrap(),
+            &("Archive".to_string(), drive, -33),
+            "{ctx}"
+        );
+        // Mounted from what the drive reads: the File Manager's record of its MDB.
+        let fm = m.state::<FileManager>();
+        let v = fm.volumes.iter().find(|v| v.name == "Archive").unwrap();
+        assert_eq!(v.size_bytes(), {
+            let img = image(&mut m, 0);
+            let mdb = &img[(free.start as usize + 2) * 512..][..512];
+            u16::from_be_bytes([mdb[0x12], mdb[0x13]]) as u64
+                * u32::from_be_bytes([mdb[0x14], mdb[0x15], mdb[0x16], mdb[0x17]]) as u64
+        });
+        let img = image(&mut m, 0);
+        // Readable through the new drive, to its last block: the MDB and the alternate MDB
+        // (the next-to-last block) as on the disk.
+        for block in [2u32, 5 * 2048 - 2] {
+            let got =
+                ferrite_emu::file_manager::read_through_driver(&mut m, &new[0], block * 512, 512)
+                    .unwrap()
+                    .unwrap_or_else(|e| {
+                        panic!("{ctx}\nreading block {block} of drive {drive}: {e}")
+                    });
+            let at = (free.start + block) as usize * 512;
+            assert_eq!(got, img[at..at + 512], "{ctx}: block {block}");
+            assert_eq!(&got[..2], b"BD", "{ctx}: block {block}");
+        }
+        check_volumes(&img);
+        assert_eq!(hfsutils_volume_name(&img, 3), "Archive", "{ctx}");
+        assert_eq!(hfsutils_volume_name(&img, 1), "System", "{ctx}");
+        m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+    }
+}
+
+/// A disk whose driver in the Mac is not Ferrite's (here Ferrite's code under another name:
+/// it serves the disk, but the app must not send it Ferrite's own call): Add writes the
+/// volume, then says in words that a restart is needed; no drive is added, nothing mounted.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn add_on_another_drivers_disk_says_to_restart() {
+    let mut blob = m68k_file("ferrite-driver.bin");
+    // The DRVR header's name (header at +48, drvrName at +18): ".Ferrite" → ".Vendor!".
+    assert_eq!(&blob[66..75], b"\x08.Ferrite");
+    blob[67..75].copy_from_slice(b".Vendor!");
+    let mut other = ferrite_emu::test_disk::TestDisk::new(blob);
+    other.total_blocks = 20_000;
+    let (other, _) = other.build();
+    let startup = ferrite_disk(&["Startup:10M"]);
+    for (cpu, v43) in both() {
+        let mut m = machine(cpu, v43, date());
+        attach_image(&mut m, 0, &other, ibm());
+        attach_image(&mut m, 3, &startup, ibm());
+        let report = boot(&mut m, &BootConfig::new(rom(v43))).unwrap();
+        let names: Vec<String> = vcb_queue(&m).into_iter().map(|v| v.0).collect();
+        assert_eq!(names, ["Startup", "Test HD"], "{report}");
+        let drives_before = m.drives();
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(0),
+                menu("Drive", "Partition…"),
+                Input::DialogItem(ADD),
+                typing(NAME, "Archive"),
+                typing(SIZE, "5"),
+                Input::DialogItem(OK),
+                Input::DialogItem(1),
+                Input::DialogItem(DONE),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        assert_eq!(
+            stop_alert_text(&s.seen),
+            format!(
+                "“Archive” is added to ID 0, IBM DORS-31080 ({}, 20000 blocks), but the disk's driver in the Mac is not Ferrite's and cannot serve a new volume: restart the Mac to mount it.",
+                size_words(20_000 * 512)
+            ),
+            "{ctx}"
+        );
+        assert_eq!(m.drives(), drives_before, "{ctx}");
+        let names: Vec<String> = vcb_queue(&m).into_iter().map(|v| v.0).collect();
+        assert_eq!(names, ["Startup", "Test HD"], "{ctx}");
+        // The volume is on the disk all the same.
+        let img = image(&mut m, 0);
+        let map = map_of(&img);
+        let added = map.partitions.iter().find(|p| p.name == "Archive").unwrap();
+        assert_eq!(
+            (added.kind.as_str(), added.blocks),
+            ("Apple_HFS", 5 * 2048),
+            "{ctx}"
+        );
+        // (The test disk's own volume is a bare MDB: only the new one is a whole volume.)
+        let mut d = MemDisk::from_bytes(img.clone());
+        let r = Region::new(&mut d, added.start as u64, added.blocks as u64).unwrap();
+        check_volume(r).unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+    }
+}
+
+/// A volume of a disk that is not the startup disk, unmounted with `_UnmountVol` (which
+/// refuses the startup volume and a volume with a file open, `fBsyErr`): the Partition list
+/// shows it not mounted, with its drive; Mount Volumes mounts it again; Delete is refused
+/// for the mounted "System" and, after another `_UnmountVol`, allowed for "Data".
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn an_unmounted_volume_is_listed_remounted_and_may_be_deleted() {
+    use ferrite_emu::file_manager::{F_BSY_ERR, call_unmount_vol};
+    let disk = ferrite_disk(&["System:10M", "Data:8M"]);
+    let before = map_of(&disk);
+    let (system, data) = (before.partitions[2].clone(), before.partitions[3].clone());
+    for (cpu, v43) in both() {
+        let mut m = boot_two_ferrite_disks(cpu, v43, &disk);
+        let vref = |m: &mut Machine, name: &str| {
+            m.state::<FileManager>()
+                .volumes
+                .iter()
+                .find(|v| v.name == name)
+                .unwrap()
+                .vref_num
+        };
+        let (startup_v, system_v, data_v) = (
+            vref(&mut m, "Startup"),
+            vref(&mut m, "System"),
+            vref(&mut m, "Data"),
+        );
+        let data_drive = vcb_queue(&m)[2].1;
+        // The startup volume and a volume with a file open are refused.
+        assert_eq!(call_unmount_vol(&mut m, startup_v).unwrap(), F_BSY_ERR);
+        m.state::<FileManager>().open_file(data_v);
+        assert_eq!(call_unmount_vol(&mut m, data_v).unwrap(), F_BSY_ERR);
+        m.state::<FileManager>().close_file(data_v);
+        let drives = m.drives();
+        assert_eq!(call_unmount_vol(&mut m, data_v).unwrap(), 0);
+        let names: Vec<String> = vcb_queue(&m).into_iter().map(|v| v.0).collect();
+        assert_eq!(names, ["Startup", "System"]);
+        assert_eq!(m.drives(), drives, "the drive stays in the drive queue");
+
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(0),
+                menu("Drive", "Partition…"),
+                Input::DialogItem(DONE),
+                menu("Drive", "Mount Volumes"),
+                Input::DialogItem(1),
+                menu("Drive", "Partition…"),
+                Input::DialogItem(FIRST_ROW + 2),
+                Input::DialogItem(DELETE),
+                Input::DialogItem(1),
+                Input::DialogItem(DONE),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        let lists = shown_lists(&s.seen);
+        assert_eq!(
+            lists[0][3],
+            format!(
+                "   4  Apple_HFS  Data  at {}  8.0 MB  not mounted (drive {data_drive})",
+                data.start
+            ),
+            "{ctx}"
+        );
+        assert_eq!(
+            lists[1][3],
+            format!(
+                "   4  Apple_HFS  Data  at {}  8.0 MB  mounted (drive {data_drive})",
+                data.start
+            ),
+            "{ctx}"
+        );
+        let system_drive = vcb_queue(&m)[1].1;
+        assert_eq!(
+            alert_texts(&s.seen),
+            [
+                "“Data” is mounted.".to_string(),
+                format!(
+                    "Delete refused: “System” (entry 3, Apple_HFS, 10.0 MB) is mounted as the volume “System” (drive {system_drive}). Put it away (drag it to the Trash), then try again."
+                ),
+            ],
+            "{ctx}"
+        );
+        let names: Vec<String> = vcb_queue(&m).into_iter().map(|v| v.0).collect();
+        assert_eq!(names, ["Startup", "System", "Data"], "{ctx}");
+        assert_eq!(image(&mut m, 0), disk, "{ctx}");
+
+        // Unmounted again (its new vRefNum), "Data" may be deleted.
+        let data_v2 = vref(&mut m, "Data");
+        assert_ne!(data_v2, data_v, "a vRefNum is not reused");
+        assert_ne!(data_v2, system_v);
+        assert_eq!(call_unmount_vol(&mut m, data_v2).unwrap(), 0);
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(0),
+                menu("Drive", "Partition…"),
+                Input::DialogItem(FIRST_ROW + 3),
+                Input::DialogItem(DELETE),
+                Input::DialogItem(CONFIRM),
+                Input::DialogItem(DONE),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        assert_eq!(
+            alert_texts(&s.seen).len(),
+            1,
+            "{ctx}: only the confirmation"
+        );
+        let img = image(&mut m, 0);
+        let p = map_of(&img).partitions;
+        assert_eq!(
+            (p[3].kind.as_str(), p[3].start, p[3].blocks),
+            ("Apple_Free", data.start, data.blocks),
+            "{ctx}"
+        );
+        let sys = |i: &[u8]| {
+            i[system.start as usize * 512..(system.start + system.blocks) as usize * 512].to_vec()
+        };
+        assert_eq!(sys(&img), sys(&disk), "{ctx}");
+        assert_eq!(hfsutils_volume_name(&img, 1), "System", "{ctx}");
+        m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+    }
+}
+
+/// A volume put in the map behind the driver's back (here the disk rewritten with a third
+/// volume after the boot): Mount Volumes asks Ferrite's driver to read the map again, and
+/// mounts the new volume; the two mounted before stay as they were.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn mount_volumes_serves_a_volume_added_since_the_driver_read_the_map() {
+    let disk = ferrite_disk(&["System:10M", "Data:8M"]);
+    let more = ferrite_disk(&["System:10M", "Data:8M", "More:4M"]);
+    let (a, b) = (map_of(&disk).partitions, map_of(&more).partitions);
+    for i in 0..4 {
+        assert_eq!(
+            (&a[i].kind, a[i].start, a[i].blocks),
+            (&b[i].kind, b[i].start, b[i].blocks)
+        );
+    }
+    assert_eq!(
+        (b[4].kind.as_str(), b[4].name.as_str()),
+        ("Apple_HFS", "More")
+    );
+    for (cpu, v43) in both() {
+        let mut m = boot_two_ferrite_disks(cpu, v43, &disk);
+        let vcbs_before = vcb_queue(&m);
+        scsi_manager::bus(&mut m)
+            .target_as_mut::<DiskTarget>(0)
+            .unwrap()
+            .write_store(0, &more)
+            .unwrap();
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(0),
+                menu("Drive", "Mount Volumes"),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        assert_eq!(alert_texts(&s.seen), ["“More” is mounted."], "{ctx}");
+        let vcbs = vcb_queue(&m);
+        assert_eq!(vcbs[..3], vcbs_before[..], "{ctx}");
+        assert_eq!((vcbs[3].0.as_str(), vcbs[3].2), ("More", -33), "{ctx}");
+        m.check_heaps().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
     }
 }

@@ -182,3 +182,77 @@ fn a_43_driver_without_a_cross_reference_boots_with_a_warning() {
         }
     }
 }
+
+/// `_UnmountVol` run as guest code (`docs/emulated-mac.md` §8): `fBsyErr` for a volume with
+/// a file open and for the startup volume (by vRefNum or as the default volume), `nsvErr`
+/// for no such volume; by drive number or vRefNum it takes the VCB out of the VCB queue and
+/// leaves the drive in the drive queue, so `_MountVol` mounts it again, with a new vRefNum.
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn unmount_vol_refuses_busy_volumes_and_keeps_the_drive() {
+    use ferrite_emu::file_manager::{
+        F_BSY_ERR, FileManager, NSV_ERR, call_unmount_vol, mount, unmount,
+    };
+    let mut disk = TestDisk::new(driver());
+    disk.total_blocks = 20_000;
+    disk.volumes.push(TestVolume {
+        name: "Second".into(),
+        blocks: 6000,
+        alloc_block_size: 1024,
+        free_alloc_blocks: 100,
+    });
+    let (image, _) = disk.build();
+    for cpu in [CpuModel::M68000, CpuModel::M68040] {
+        for rom in [
+            RomGeneration::OriginalScsiManager,
+            RomGeneration::ScsiManager43,
+        ] {
+            let w = format!("{cpu} {rom:?}");
+            let mut m = machine(cpu, rom);
+            attach(&mut m, 3, &image);
+            let report = boot(&mut m, &BootConfig::new(rom)).unwrap();
+            let second = report.drives[1].number;
+            assert_eq!(mount(&mut m, second as u16).unwrap(), Ok(-2), "{w}");
+            let vcbs = |m: &Machine| {
+                ferrite_emu::os_utils::queue_elements(m, 0x356)
+                    .unwrap()
+                    .iter()
+                    .map(|&v| String::from_utf8_lossy(&m.read_pstring(v + 44)).into_owned())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(vcbs(&m), ["Test HD", "Second"], "{w}");
+            let drives = m.drives();
+
+            m.state::<FileManager>().open_file(-2);
+            assert_eq!(call_unmount_vol(&mut m, -2).unwrap(), F_BSY_ERR, "{w}");
+            m.state::<FileManager>().close_file(-2);
+            assert_eq!(
+                call_unmount_vol(&mut m, -1).unwrap(),
+                F_BSY_ERR,
+                "{w}: startup"
+            );
+            assert_eq!(
+                call_unmount_vol(&mut m, 0).unwrap(),
+                F_BSY_ERR,
+                "{w}: default"
+            );
+            assert_eq!(call_unmount_vol(&mut m, -9).unwrap(), NSV_ERR, "{w}");
+            assert_eq!(vcbs(&m), ["Test HD", "Second"], "{w}");
+
+            // By drive number.
+            assert_eq!(call_unmount_vol(&mut m, second).unwrap(), 0, "{w}");
+            assert_eq!(vcbs(&m), ["Test HD"], "{w}");
+            assert_eq!(m.drives(), drives, "{w}: the drive stays");
+            assert_eq!(m.state::<FileManager>().volumes.len(), 1, "{w}");
+            assert_eq!(call_unmount_vol(&mut m, second).unwrap(), NSV_ERR, "{w}");
+            m.check_heaps().unwrap();
+
+            // Mounted again: a new vRefNum; then by name (host side, colon stripped).
+            assert_eq!(mount(&mut m, second as u16).unwrap(), Ok(-3), "{w}");
+            assert_eq!(vcbs(&m), ["Test HD", "Second"], "{w}");
+            assert_eq!(unmount(&mut m, Some(b"second"), 0).unwrap(), Ok(()), "{w}");
+            assert_eq!(vcbs(&m), ["Test HD"], "{w}");
+            m.check_heaps().unwrap();
+        }
+    }
+}

@@ -29,7 +29,7 @@ pub(super) fn flush_cache(g: &mut Globals) -> i16 {
 pub(super) fn reread(g: &mut Globals) {
     g.may_wait = 1;
     g.nseen = 0;
-    let r = open_disk(g).and_then(|()| read_map(g));
+    let r = open_disk(g).and_then(|()| read_map(g, false));
     g.may_wait = 0;
     if r.is_ok() {
         g.medium_changed = 0;
@@ -38,6 +38,28 @@ pub(super) fn reread(g: &mut Globals) {
             d.qel.disk_in_place = 0;
             d.extent.blocks = 0;
         }
+    }
+}
+
+/// Control [`RESCAN_CONTROL`]: read the map again and add a drive for every HFS partition no
+/// drive serves yet (a volume Ferrite Setup's Partition… added), numbered and posted as at
+/// install. The drives there are never changed nor removed: one may hold a mounted volume.
+/// Called from an application, at application level: the drive may be waited for. A
+/// removable medium that changed is accRun's to read (`offLinErr` until then).
+fn rescan(g: &mut Globals) -> i16 {
+    if g.medium_changed != 0 {
+        return err::OFF_LIN_ERR;
+    }
+    g.may_wait = 1;
+    g.nseen = g.ndrives as u8;
+    let r = read_map(g, true);
+    g.may_wait = 0;
+    // accRun posts what `_PostEvent` refuses now.
+    need_time(g);
+    post_pending_events(g);
+    match r {
+        Ok(()) => 0,
+        Err(e) => e,
     }
 }
 
@@ -85,6 +107,7 @@ pub(super) fn control(pb_addr: u32, dce_addr: u32) -> i16 {
     let g = globals(dce_addr);
     // SAFETY: the Device Manager's parameter block for this call.
     let pb = unsafe { mac::view::<CntrlParam>(pb_addr) };
+    let cs_param = pb_addr + mac::at::CS_PARAM;
     match pb.cs_code.get() {
         -1 => flush_cache(g), // goodbye: shutdown or restart
         1 => {
@@ -113,22 +136,19 @@ pub(super) fn control(pb_addr: u32, dce_addr: u32) -> i16 {
             }
             r
         }
+        // csParam is word-aligned in the parameter block: single long moves (the slice
+        // copies they replace cost a call each).
         21 | 22 => {
-            pb.cs_param[0..4].copy_from_slice(&(crate::icon::ICON.as_ptr() as u32).to_be_bytes());
+            mac::poke32(cs_param, crate::icon::ICON.as_ptr() as u32);
             0
         }
         23 => {
             let info: u32 = if g.removable != 0 { 0x0201 } else { 0x0601 };
-            pb.cs_param[0..4].copy_from_slice(&info.to_be_bytes());
+            mac::poke32(cs_param, info);
             0
         }
         43 => {
-            let sel = u32::from_be_bytes([
-                pb.cs_param[0],
-                pb.cs_param[1],
-                pb.cs_param[2],
-                pb.cs_param[3],
-            ]);
+            let sel = mac::peek32(cs_param);
             match &sel.to_be_bytes() {
                 b"flus" => flush_cache(g),
                 b"vmop" => 0,
@@ -144,6 +164,7 @@ pub(super) fn control(pb_addr: u32, dce_addr: u32) -> i16 {
             super::switch::acc_run(g);
             0
         }
+        RESCAN_CONTROL => rescan(g),
         _ => err::CONTROL_ERR,
     }
 }
@@ -152,6 +173,7 @@ pub(super) fn status_call(pb_addr: u32, dce_addr: u32) -> i16 {
     let g = globals(dce_addr);
     // SAFETY: the Device Manager's parameter block for this call.
     let pb = unsafe { mac::view::<CntrlParam>(pb_addr) };
+    let cs_param = pb_addr + mac::at::CS_PARAM;
     match pb.cs_code.get() {
         8 => {
             let Some(i) = find_drive(g, pb.io_vref_num.get()) else {
@@ -162,12 +184,7 @@ pub(super) fn status_call(pb_addr: u32, dce_addr: u32) -> i16 {
             0
         }
         43 => {
-            let sel = u32::from_be_bytes([
-                pb.cs_param[0],
-                pb.cs_param[1],
-                pb.cs_param[2],
-                pb.cs_param[3],
-            ]);
+            let sel = mac::peek32(cs_param);
             // 'boot' is per drive: the partition of the drive in ioVRefNum (0 if none of
             // ours).
             let partition =
@@ -183,8 +200,8 @@ pub(super) fn status_call(pb_addr: u32, dce_addr: u32) -> i16 {
             };
             match gestalt::respond(sel, &info) {
                 Some(r) => {
-                    pb.cs_param[4..8].copy_from_slice(&r[0].to_be_bytes());
-                    pb.cs_param[8..12].copy_from_slice(&r[1].to_be_bytes());
+                    mac::poke32(cs_param + 4, r[0]);
+                    mac::poke32(cs_param + 8, r[1]);
                     0
                 }
                 None => err::STATUS_ERR,

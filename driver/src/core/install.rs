@@ -73,7 +73,7 @@ fn bring_up(g: &mut Globals, kind: u32, d5: u32, settings: &Settings) -> Result<
     g.may_wait = 1;
     g.want_cache = settings.write_cache as u8;
     g.idle_ticks = settings.idle_flush_ticks;
-    let opened = open_disk(g).and_then(|()| read_map(g));
+    let opened = open_disk(g).and_then(|()| read_map(g, false));
     g.may_wait = 0;
     opened?;
     if g.use43 != 0 && kind == 1 {
@@ -227,7 +227,11 @@ pub(super) fn enable_write_cache(g: &mut Globals) {
     }
 }
 
-pub(super) fn read_map(g: &mut Globals) -> Result<(), i16> {
+/// Read the map from block 1 and serve its HFS partitions ([`add_drive`]). With `only_new`
+/// (Control [`RESCAN_CONTROL`](super::RESCAN_CONTROL)) an entry a drive serves already is
+/// left to it, so only partitions added since get drives, and a disk whose block 1 is no
+/// map entry is refused with `noMacDskErr`; install and a new medium take what they find.
+pub(super) fn read_map(g: &mut Globals, only_new: bool) -> Result<(), i16> {
     let buf = g.buf.as_mut_ptr() as u32;
     let mut block = 1u32;
     let mut entries = 1u32;
@@ -240,10 +244,12 @@ pub(super) fn read_map(g: &mut Globals) -> Result<(), i16> {
             BLOCK,
         )?;
         match partition::examine(&g.buf, g.disk_blocks) {
+            MapBlock::End if only_new && block == 1 => return Err(err::NO_MAC_DSK_ERR),
             MapBlock::End => break,
             MapBlock::Entry { hfs, map_entries } => {
                 entries = map_entries;
-                if let Some(extent) = hfs {
+                let served = only_new && serves(g, block as u8);
+                if let Some(extent) = hfs.filter(|_| !served) {
                     add_drive(g, extent, block as u8);
                 }
             }
@@ -251,6 +257,14 @@ pub(super) fn read_map(g: &mut Globals) -> Result<(), i16> {
         block += 1;
     }
     Ok(())
+}
+
+/// A drive of ours serves map entry `partition` already.
+fn serves(g: &Globals, partition: u8) -> bool {
+    g.drives
+        .iter()
+        .take(g.ndrives as usize)
+        .any(|d| d.partition == partition)
 }
 
 pub(super) fn drive_number_taken(n: u16) -> bool {

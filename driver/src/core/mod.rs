@@ -197,6 +197,10 @@ pub type LostWrites = [u8; 10];
 /// Status `csCode` answering [`LostWrites`] in `csParam`; Ferrite's own.
 pub const LOST_WRITES_STATUS: i16 = 0x4645; // 'FE'
 
+/// Control `csCode` that reads the partition map again and adds a drive for each HFS
+/// partition not served yet ([`control`]'s `rescan`); Ferrite's own.
+pub const RESCAN_CONTROL: i16 = 0x464D; // 'FM'
+
 /// Ask the Device Manager for accRun calls.
 pub(super) fn need_time(g: &mut Globals) {
     // SAFETY: our DCE.

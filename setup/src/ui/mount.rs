@@ -25,6 +25,7 @@ use crate::bus::Transport;
 
 unsafe extern "C" {
     fn ferrite_PBStatus(pb: *mut u8) -> i32;
+    fn ferrite_PBControl(pb: *mut u8) -> i32;
     fn ferrite_PBMountVol(pb: *mut u8) -> i32;
     fn ferrite_NewPtrSys(size: u32) -> u32;
     fn ferrite_FlushInstructionCache();
@@ -45,6 +46,18 @@ const BOOT: [u8; 4] = *b"boot";
 const HW_PRIV: u16 = 0xA198;
 /// `volOnLinErr`: the volume is already mounted.
 const VOL_ON_LIN_ERR: i16 = -55;
+/// Ferrite's driver's own Control `csCode` ('FM'): read the partition map again and add a
+/// drive for each HFS partition it does not serve yet (`docs/driver.md`, "Rescan").
+const RESCAN_CONTROL: i16 = 0x464D;
+/// `UTableBase` ($11C): the unit table, one DCE handle per unit (IM Devices).
+const UTABLE_BASE: usize = 0x11C;
+/// DCE: `dCtlDriver` 0, `dCtlFlags` 4 (bit 6 `dRAMBased`: `dCtlDriver` is a handle).
+const D_CTL_FLAGS: usize = 4;
+const D_RAM_BASED: u16 = 0x40;
+/// DRVR header: `drvrName` (Str255) at 18.
+const DRVR_NAME: usize = 18;
+/// Ferrite's driver's name.
+const FERRITE_NAME: &[u8] = b".Ferrite";
 
 fn pb() -> [u8; PB_LEN] {
     [0u8; PB_LEN]
@@ -98,6 +111,139 @@ fn mount_drive(drive: i16) -> i16 {
     // SAFETY: as in `partition_of`.
     let r = unsafe { ferrite_PBMountVol(p.as_mut_ptr()) };
     r as i16
+}
+
+fn long(addr: usize) -> usize {
+    // SAFETY: the unit table, DCEs and driver headers are readable RAM (or ROM); the
+    // callers check each address is non-zero and even.
+    unsafe { core::ptr::read_volatile(addr as *const u32) as usize }
+}
+
+/// The driver at `ref_num` is Ferrite's (its DRVR header says ".Ferrite"): it answers
+/// [`RESCAN_CONTROL`]. Another driver is never sent Ferrite's private call.
+fn is_ferrite(ref_num: i16) -> bool {
+    let unit = (-1 - ref_num as i32) as usize;
+    let handle = long(long(UTABLE_BASE) + 4 * unit);
+    if handle == 0 || handle & 1 != 0 {
+        return false;
+    }
+    // A 24-bit master pointer may carry the Memory Manager's flags in its high byte; the
+    // address bus ignores that byte in 24-bit mode, and 32-bit mode keeps no flags there.
+    let dce = long(handle);
+    if dce == 0 || dce & 1 != 0 {
+        return false;
+    }
+    // SAFETY: `dCtlFlags`, a word of the DCE.
+    let flags = unsafe { core::ptr::read_volatile((dce + D_CTL_FLAGS) as *const u16) };
+    let mut header = long(dce);
+    if flags & D_RAM_BASED != 0 && header != 0 && header & 1 == 0 {
+        header = long(header);
+    }
+    if header == 0 || header & 1 != 0 {
+        return false;
+    }
+    // SAFETY: the header's name: a length byte and at least 8 more bytes of the header.
+    let name = unsafe { core::slice::from_raw_parts((header + DRVR_NAME) as *const u8, 9) };
+    name[0] as usize == FERRITE_NAME.len() && &name[1..] == FERRITE_NAME
+}
+
+/// The refNum of the driver whose drives serve the disk at `id`, if the Mac has one.
+fn driver_of(id: u8) -> Option<i16> {
+    lowmem::drive_queue()
+        .into_iter()
+        .find(|e| scsi_id_of(e.ref_num) == Some(id))
+        .map(|e| e.ref_num)
+}
+
+/// Control [`RESCAN_CONTROL`] to the driver at `ref_num`: its result.
+fn rescan(ref_num: i16) -> i16 {
+    let mut p = pb();
+    put16(&mut p, IO_CREFNUM, ref_num);
+    put16(&mut p, CS_CODE, RESCAN_CONTROL);
+    // SAFETY: as in `partition_of`.
+    unsafe { ferrite_PBControl(p.as_mut_ptr()) as i16 }
+}
+
+/// After Partition… ▸ Add put the volume `name` on the disk at `id` (`disk` names it): get
+/// the Mac to serve and mount it without a restart when the disk's driver is Ferrite's
+/// (its rescan call, then `PBMountVol` of the drives it added), or say why not. `Ok` is a
+/// result to show, `Err` a failure to show.
+pub fn serve_added(id: u8, name: &str, disk: &str) -> Result<String, String> {
+    let mut s = String::new();
+    let _ = write!(s, "\u{201C}{name}\u{201D} is added to {disk}");
+    let before = disk_drives(id);
+    let Some(ref_num) = driver_of(id) else {
+        s.push_str(
+            ". The Mac has no driver for the disk yet: choose Mount Volumes in the Drive menu to mount it.",
+        );
+        return Ok(s);
+    };
+    if !is_ferrite(ref_num) {
+        s.push_str(", but the disk's driver in the Mac is not Ferrite's and cannot serve a new volume: restart the Mac to mount it.");
+        return Err(s);
+    }
+    let r = rescan(ref_num);
+    if r != 0 {
+        let _ = write!(
+            s,
+            ", but Ferrite's driver did not take the new map: {}. Restart the Mac to mount it.",
+            rescan_error(r)
+        );
+        return Err(s);
+    }
+    let new: Vec<i16> = disk_drives(id)
+        .into_iter()
+        .filter(|a| before.iter().all(|b| b.drive != a.drive))
+        .map(|a| a.drive)
+        .collect();
+    if new.is_empty() {
+        // Its entry has a drive already (one kept after a Delete, which serves the old
+        // extent), or the driver serves 8 volumes of the disk: a restart reads it afresh.
+        s.push_str(", but Ferrite's driver added no drive for it: restart the Mac to mount it.");
+        return Err(s);
+    }
+    let mut failed = String::new();
+    for &d in &new {
+        match mount_drive(d) {
+            0 | VOL_ON_LIN_ERR => {}
+            e => {
+                let _ = write!(
+                    failed,
+                    " Drive {d} was not mounted: {}.",
+                    super::volumes::mount_error(e)
+                );
+            }
+        }
+    }
+    if !failed.is_empty() {
+        s.push('.');
+        s.push_str(&failed);
+        return Err(s);
+    }
+    s.push_str(" and mounted as ");
+    for (i, a) in disk_drives(id)
+        .into_iter()
+        .filter(|a| new.contains(&a.drive))
+        .enumerate()
+    {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let v = a.mounted.unwrap_or_default();
+        let _ = write!(s, "\u{201C}{v}\u{201D} (drive {})", a.drive);
+    }
+    s.push_str(", without a restart.");
+    Ok(s)
+}
+
+/// The rescan call's result in words.
+fn rescan_error(e: i16) -> String {
+    let s = match e {
+        -17 => "the driver in the Mac is an older Ferrite that cannot add volumes (controlErr)",
+        -57 => "block 1 of the disk holds no partition map entry (noMacDskErr)",
+        r => return super::volumes::mount_error(r),
+    };
+    String::from(s)
 }
 
 /// Load the driver of the disk at `id` from the disk and call its install entry. `Ok(())`
@@ -170,6 +316,8 @@ pub struct Mounted {
     pub new: Vec<String>,
     /// Drives whose volume could not be mounted, with the error.
     pub failed: Vec<(i16, i16)>,
+    /// Ferrite's driver could not read the map again (volumes added since have no drive).
+    pub rescan_failed: Option<i16>,
 }
 
 /// Mount every volume of the disk at `id` that is not mounted, loading its driver first if
@@ -177,10 +325,17 @@ pub struct Mounted {
 pub fn mount_disk(t: &mut dyn Transport, id: u8, scsi43: bool) -> Result<Mounted, String> {
     let mut drives = disk_drives(id);
     let mut loaded_driver = false;
+    let mut rescan_failed = None;
     if drives.is_empty() {
         load_driver(t, id, scsi43)?;
         loaded_driver = true;
         drives = disk_drives(id);
+    } else if let Some(ref_num) = driver_of(id).filter(|&r| is_ferrite(r)) {
+        // Volumes added to the map since the driver read it get their drives first.
+        match rescan(ref_num) {
+            0 => drives = disk_drives(id),
+            e => rescan_failed = Some(e),
+        }
     }
     let mut failed = Vec::new();
     for d in drives.iter().filter(|d| d.mounted.is_none()) {
@@ -204,6 +359,7 @@ pub fn mount_disk(t: &mut dyn Transport, id: u8, scsi43: bool) -> Result<Mounted
         loaded_driver,
         new,
         failed,
+        rescan_failed,
     })
 }
 
@@ -235,6 +391,13 @@ impl Mounted {
             s.push_str(" (Ferrite's driver loaded from the disk)");
         }
         s.push('.');
+        if let Some(e) = self.rescan_failed {
+            let _ = write!(
+                s,
+                " Ferrite's driver did not read the map again, so a volume added since has no drive: {}. Restart the Mac to mount it.",
+                rescan_error(e)
+            );
+        }
         for (drive, e) in &self.failed {
             let _ = write!(
                 s,
@@ -259,7 +422,9 @@ pub fn command(t: &mut dyn Transport, id: u8, scsi43: bool) {
     };
     let mut s = String::new();
     match mount_disk(t, id, scsi43) {
-        Ok(m) if m.failed.is_empty() => super::alerts::done(&m.words(&disk)),
+        Ok(m) if m.failed.is_empty() && m.rescan_failed.is_none() => {
+            super::alerts::done(&m.words(&disk))
+        }
         Ok(m) => super::alerts::error(&m.words(&disk)),
         Err(why) => {
             let _ = write!(s, "The volumes of {disk} cannot be mounted: {why}.");

@@ -187,6 +187,12 @@ fn add(t: &mut dyn Transport, id: u8, disk: &str, rows: &[MapRow]) {
             "Adding the volume \u{201C}{name}\u{201D} to {disk} failed: {e}"
         );
         alerts::error(&s);
+        return;
+    }
+    // The Mac serves and mounts it now when the disk's driver is Ferrite's.
+    match mount::serve_added(id, &name, disk) {
+        Ok(done) => alerts::done(&done),
+        Err(why) => alerts::error(&why),
     }
 }
 
