@@ -156,9 +156,12 @@ fn lists_the_bus_under_both_scsi_managers_then_about_and_quit() {
 #[test]
 #[ignore = "needs the m68k build: run `cargo xtask test`"]
 fn every_bus_line_fits_the_window_on_a_512_by_342_screen() {
+    use ferrite_emu::CpuModel;
+    use ferrite_emu::scsi::{DiskConfig, DiskTarget};
+    use ferrite_emu::test_disk::TestDisk;
     use ferrite_emu::toolbox::render_font;
     for cpu in CPUS {
-        let mut m = machine(cpu, cpu == CpuModel::M68040);
+        let mut m = two_disk_bus(cpu, cpu == CpuModel::M68040);
         m.set_screen_size(512, 342);
         let mut other = TestDisk::new((0..6000u32).map(|i| (i * 7 + 3) as u8).collect());
         other.driver_name = "SilverLining Pro 6.2.1 (custom)".into();
@@ -184,7 +187,7 @@ fn every_bus_line_fits_the_window_on_a_512_by_342_screen() {
         let run = m
             .launch_application(&Launch {
                 name: b"Ferrite Setup".to_vec(),
-                fork: setup_fork(),
+                fork: checked_setup_fork(),
                 script: vec![Input::CommandKey('q')],
             })
             .unwrap_or_else(|e| panic!("{cpu}: {e}"));
