@@ -297,6 +297,25 @@ mod tests {
     }
 
     #[test]
+    fn listed_functions_are_reported_when_linked() {
+        let mir = "name: _RNvf\n  bb.0:\n    MOVM32pm 92, $sp, 32, implicit $d5\n    MOVM32pm 96, $sp, 128, implicit $d7\n    MOVM32pm 88, $sp, 64, implicit $d6\n";
+        let bad = bad_merges(mir);
+        assert_eq!(bad.len(), 1);
+        let dir = std::env::temp_dir().join(format!("ferrite-movem-list-{}", std::process::id()));
+        let out = dir.join("build/x/out");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join(format!("x-123{LIST_SUFFIX}")), list(&bad)).unwrap();
+        let linked = [("_RNvg".to_string(), 0x100), ("_RNvf".to_string(), 0x200)];
+        let found = linked_findings(&dir, &linked).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].0, found[0].1.as_str()), (0x200, "_RNvf"));
+        assert!(found[0].2.contains("%d5@92"), "{}", found[0].2);
+        // Not linked: nothing to report.
+        assert!(linked_findings(&dir, &linked[..1]).unwrap().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn multi_register_entries_are_compared_by_register() {
         // A prologue save followed by a spill of a register that sorts inside it.
         let mir = "name: f\n  bb.0:\n    frame-setup MOVM32pm 160, $sp, 31996, implicit killed $d2\n    MOVM32pm 156, $sp, 256, implicit $a0\n";
