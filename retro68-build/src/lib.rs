@@ -10,6 +10,7 @@ pub mod fuzzgen;
 pub mod fuzzrun;
 pub mod images;
 pub mod m68k;
+pub mod movem;
 pub mod pipeline;
 pub mod prereq;
 pub mod recall;

@@ -17,7 +17,7 @@ pub const PHI_FLAG: &str = "-C llvm-args=-phi-elim-split-all-critical-edges";
 
 /// Bumped whenever the stack-index rewrite (`crate::stackidx`) changes: it is passed as a
 /// `--cfg` so that cargo rebuilds every crate (cargo does not see a new wrapper binary).
-pub const STACKIDX_REWRITE: &str = "--cfg ferrite_stackidx_rewrite_v11";
+pub const STACKIDX_REWRITE: &str = "--cfg ferrite_stackidx_rewrite_v12";
 
 /// Hand-written 68000 helpers that replace `mulu.l`/`muls.l` (see `m68k::repair_68000`),
 /// linked into every artifact built from Rust.
@@ -751,7 +751,7 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
     linked
         .check_pc_relative(head_len)
         .with_context(|| format!("linking {}", a.name))?;
-    let (legalized, raw_hazards, repair, verify) = if head_len == 0 {
+    let (legalized, raw_hazards, repair, mut verify) = if head_len == 0 {
         let (legalized, raw_hazards, repair, _) = code_passes(a, &mut linked, opts)?;
         let code_len = linked.code_len as usize;
         let symbols = to_verifier_symbols(&linked);
@@ -780,6 +780,20 @@ pub fn build_artifact(a: &Artifact, opts: &Options) -> Result<Built> {
         verify.findings.sort_by_key(|f| f.addr);
         (legalized, raw_hazards, repair, verify)
     };
+    // Functions whose spills LLVM merged out of register order (`crate::movem`), as the crate
+    // builds listed them, if this artifact links them.
+    for (addr, name, why) in
+        crate::movem::linked_findings(&opts.build_dir.join(a.name), &linked.symbols)
+            .with_context(|| format!("reading the MOVEM lists of {}", a.name))?
+    {
+        verify.findings.push(m68k::verify::Finding {
+            addr,
+            text: name,
+            rule: m68k::verify::Rule::MovemOrder,
+            message: why,
+            location: None,
+        });
+    }
     if opts.strict && !a.shipped && !verify.findings.is_empty() {
         // Test artifacts exist to expose the compiler: report, and let the emulators show
         // which findings change results. Shipped artifacts must be clean (below).

@@ -60,6 +60,9 @@ pub struct LaunderStats {
     pub allones: usize,
     /// Extensions into address registers patched in the objects (`crate::anext`).
     pub anext: usize,
+    /// Spill MOVEMs merged out of register order, whose codegen unit was compiled again with
+    /// [`crate::movem::FALLBACK_LLC_ARGS`].
+    pub movem: usize,
 }
 
 fn is_name_char(c: u8) -> bool {
@@ -383,6 +386,10 @@ pub fn sret_inreg(ll: &str) -> (String, usize) {
 /// constant false (`a.overflowing_mul(b).1` for `u8` is `moveq #0,%d0`). The `i32` forms are
 /// right and are left alone. Both operands fit in 16 bits, so the `i32` product cannot itself
 /// overflow (it becomes `mulu.w`/`muls.w` or a `__mulsi3` call).
+///
+/// Operands may carry attributes (`i16 range(i16 0, 256) %x`, which rustc writes once the
+/// operand's range is known). Fails closed: any other use of these intrinsics (an `invoke`, a
+/// shape not parsed) is an error, not code left to the backend.
 pub fn widen_mulo(ll: &str) -> Result<(String, usize)> {
     const PREFIX: &str = "%__ferrite_mulo";
     let mut out = String::with_capacity(ll.len() + 64);
@@ -390,6 +397,13 @@ pub fn widen_mulo(ll: &str) -> Result<(String, usize)> {
     let mut fresh = 0usize;
     for line in ll.lines() {
         let Some(m) = parse_mulo_call(line) else {
+            if uses_narrow_mulo(line) {
+                bail!(
+                    "an 8- or 16-bit multiply with overflow in a shape the rewrite does not \
+                     know (LLVM M68k would compile its overflow bit to a constant false): {}",
+                    line.trim()
+                );
+            }
             out.push_str(line);
             out.push('\n');
             continue;
@@ -426,6 +440,24 @@ pub fn widen_mulo(ll: &str) -> Result<(String, usize)> {
     Ok((out, n))
 }
 
+/// Whether `line` uses `llvm.{u,s}mul.with.overflow.i8`/`.i16` other than in a declaration:
+/// LLVM M68k lowers them with an overflow bit that is always false (`widen_mulo`).
+pub fn uses_narrow_mulo(line: &str) -> bool {
+    let t = line.trim_start();
+    !t.starts_with("declare ")
+        && ["umul", "smul"].iter().any(|op| {
+            ["i8", "i16"]
+                .iter()
+                .any(|ty| t.contains(&format!("@llvm.{op}.with.overflow.{ty}(")))
+        })
+}
+
+/// The lines of `ll` that still use an 8- or 16-bit multiply with overflow ([`uses_narrow_mulo`]):
+/// none after [`widen_mulo`], or it fails.
+pub fn narrow_mulo_uses(ll: &str) -> Vec<&str> {
+    ll.lines().filter(|l| uses_narrow_mulo(l)).collect()
+}
+
 struct MuloCall<'a> {
     result: &'a str,
     signed: bool,
@@ -435,9 +467,9 @@ struct MuloCall<'a> {
 }
 
 /// `%r = [tail|musttail|notail] call [attrs] { iN, i1 } @llvm.Xmul.with.overflow.iN(iN [attrs]
-/// A, iN [attrs] B)[ #N][, !md ...]` with N = 8 or 16. Anything else (other widths, `invoke`,
-/// shapes we do not know) is `None` and stays as it is.
-fn parse_mulo_call(line: &str) -> Option<MuloCall<'_>> {
+/// A, iN [attrs] B)[ #N][, !md ...]` with N = 8 or 16. Anything else is `None` (other widths
+/// stay as they are; [`widen_mulo`] fails on an 8- or 16-bit use it cannot parse).
+fn parse_mulo_call<'a>(line: &'a str) -> Option<MuloCall<'a>> {
     let t = line.trim_start();
     let result = local_at(t)?;
     let rhs = t[result.len()..].strip_prefix(" = ")?;
@@ -463,26 +495,35 @@ fn parse_mulo_call(line: &str) -> Option<MuloCall<'_>> {
     if !saw_call {
         return None;
     }
+    // The argument list ends at the parenthesis that closes the call; an operand's
+    // attributes may hold parentheses and commas of their own (`i16 range(i16 0, 256) %x`).
     let args_and_tail = &rhs[at..];
-    let close = args_and_tail.find(')')?;
+    let mut depth = 0i32;
+    let close = args_and_tail.char_indices().find_map(|(i, c)| {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some(i),
+            ')' => depth -= 1,
+            _ => {}
+        }
+        None
+    })?;
     let args = &args_and_tail[..close];
     let rest = args_and_tail[close + 1..].trim();
     // Only function attribute groups and metadata may follow.
     if !(rest.is_empty() || rest.starts_with('#') || rest.starts_with(',')) {
         return None;
     }
-    let mut ops = args.split(',').map(str::trim);
-    let (x, y) = (ops.next()?, ops.next()?);
-    if ops.next().is_some() {
+    let ops = split_top(args);
+    let [(_, x), (_, y)] = ops.as_slice() else {
         return None;
-    }
-    let value = |arg: &str| -> Option<usize> {
-        let body = arg.strip_prefix(ty)?.strip_prefix(' ')?;
-        // The value is the last word (`%a`, `%"odd name"` has no spaces in rustc output, `3`, `-1`).
-        Some(arg.len() - body.rsplit(' ').next()?.len())
     };
-    let a = &x[value(x)?..];
-    let b = &y[value(y)?..];
+    // `iN [attributes] VALUE`: the value is the last word (`%a`, `3`, `-1`; rustc's names
+    // have no spaces).
+    let value = |arg: &'a str| -> Option<&'a str> {
+        arg.strip_prefix(ty)?.strip_prefix(' ')?.rsplit(' ').next()
+    };
+    let (a, b) = (value(x)?, value(y)?);
     let plain = |v: &str| !v.is_empty() && !v.contains([' ', '(', ')', '"']);
     if !(plain(a) && plain(b)) {
         return None;
@@ -700,6 +741,7 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
     }
 
     let mut total = LaunderStats::default();
+    let mut movem_bad: Vec<crate::movem::BadMerge> = Vec::new();
     let mut objects: Vec<(String, PathBuf)> = Vec::new(); // (member name, object)
     for bc in &bcs {
         let n = bc.file_name().unwrap().to_str().unwrap();
@@ -732,30 +774,54 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
         } else {
             member.clone()
         });
-        run_ok(
-            Command::new(&llc)
-                .arg(llc_opt)
-                .args(LLC_ARGS)
-                .args(llvm_args.iter().filter(|a| !a.is_empty()))
-                .arg("-filetype=obj")
-                .arg("-o")
-                .arg(&obj)
-                .arg(&ll_path),
-        )?;
+        // `llc` with the rustc-derived options and `extra`, writing `-filetype=KIND` to `out`.
+        let llc_run = |extra: &[&str], kind: &str, out: &Path| {
+            run_ok(
+                Command::new(&llc)
+                    .arg(llc_opt)
+                    .args(LLC_ARGS)
+                    .args(llvm_args.iter().filter(|a| !a.is_empty()))
+                    .args(extra)
+                    .arg(format!("-filetype={kind}"))
+                    .arg("-o")
+                    .arg(out)
+                    .arg(&ll_path),
+            )
+        };
         // The same code as text, to find the extensions into address registers that the
         // object encodes as data-register instructions (`crate::anext`).
         let asm_path = ll_path.with_extension("s");
-        run_ok(
-            Command::new(&llc)
-                .arg(llc_opt)
-                .args(LLC_ARGS)
-                .args(llvm_args.iter().filter(|a| !a.is_empty()))
-                .arg("-filetype=asm")
-                .arg("-o")
-                .arg(&asm_path)
-                .arg(&ll_path),
-        )?;
-        let asm = std::fs::read_to_string(&asm_path)?;
+        // Spills merged out of register order (`crate::movem`), checked on the machine code
+        // before the merging pass: a unit with one is compiled again with the fallback
+        // options; what remains is listed for the link (`crate::movem::LIST_SUFFIX`).
+        let mir_path = ll_path.with_extension("mir");
+        let compile = |extra: &[&str]| -> Result<(String, Vec<crate::movem::BadMerge>)> {
+            llc_run(extra, "obj", &obj)?;
+            llc_run(extra, "asm", &asm_path)?;
+            let asm = std::fs::read_to_string(&asm_path)?;
+            if !crate::movem::has_merged_movem(&asm) {
+                return Ok((asm, Vec::new()));
+            }
+            run_ok(
+                Command::new(&llc)
+                    .arg(llc_opt)
+                    .args(LLC_ARGS)
+                    .args(llvm_args.iter().filter(|a| !a.is_empty()))
+                    .args(extra)
+                    .arg("-stop-before=m68k-collapse-movem")
+                    .arg("-o")
+                    .arg(&mir_path)
+                    .arg(&ll_path),
+            )?;
+            let bad = crate::movem::bad_merges(&std::fs::read_to_string(&mir_path)?);
+            Ok((asm, bad))
+        };
+        let (mut asm, mut bad) = compile(&[])?;
+        if !bad.is_empty() {
+            total.movem += bad.len();
+            (asm, bad) = compile(crate::movem::FALLBACK_LLC_ARGS)?;
+        }
+        movem_bad.extend(bad);
         let mut bytes = std::fs::read(&obj)?;
         total.anext +=
             crate::anext::repair(&asm, &mut bytes).with_context(|| format!("repairing {n}"))?;
@@ -819,9 +885,13 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
         }
     }
     std::fs::write(
+        out_dir.join(format!("{stem}{}", crate::movem::LIST_SUFFIX)),
+        crate::movem::list(&movem_bad),
+    )?;
+    std::fs::write(
         out_dir.join(format!("{stem}.stackidx.txt")),
         format!(
-            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nmulos {}\nallones {}\nanext {}\n",
+            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nmulos {}\nallones {}\nanext {}\nmovem {}\n",
             total.functions,
             total.allocas,
             total.geps,
@@ -829,10 +899,14 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
             total.srets,
             total.mulos,
             total.allones,
-            total.anext
+            total.anext,
+            total.movem
         ),
     )?;
-    std::fs::remove_dir_all(&work)?;
+    // FERRITE_STACKIDX_KEEP=1 keeps the IR, assembly, MIR and objects (to read a miscompile).
+    if std::env::var_os("FERRITE_STACKIDX_KEEP").is_none() {
+        std::fs::remove_dir_all(&work)?;
+    }
     Ok(0)
 }
 
@@ -878,7 +952,8 @@ define void @g(ptr %x, i32 %i) {
                 srets: 0,
                 mulos: 0,
                 allones: 0,
-                anext: 0
+                anext: 0,
+                movem: 0
             }
         );
         assert!(out.contains(
@@ -956,6 +1031,29 @@ define void @g(ptr %x, i32 %i) {
         // launder_ir runs it and counts it.
         let (_, stats) = launder_ir(ir).unwrap();
         assert_eq!(stats.mulos, 2);
+    }
+
+    #[test]
+    fn mulo_operands_with_attributes_are_widened() {
+        // rustc writes the range of a `u8` widened to `u16` as an operand attribute (seed
+        // 20261204 program 4: `0xaa7bu16.saturating_mul(v1 as u16)`).
+        let ir = "  %31 = tail call { i16, i1 } @llvm.umul.with.overflow.i16(i16 range(i16 0, 256) %_168, i16 -21893)\n";
+        assert_eq!(narrow_mulo_uses(ir).len(), 1);
+        let (out, n) = widen_mulo(ir).unwrap();
+        assert_eq!(n, 1);
+        assert!(
+            out.contains("  %__ferrite_mulo1.a = zext i16 %_168 to i32\n")
+                && out.contains("  %__ferrite_mulo1.b = zext i16 -21893 to i32\n"),
+            "{out}"
+        );
+        assert!(narrow_mulo_uses(&out).is_empty(), "{out}");
+    }
+
+    #[test]
+    fn unknown_narrow_mulo_shape_fails() {
+        let ir = "  %0 = invoke { i8, i1 } @llvm.umul.with.overflow.i8(i8 %a, i8 %b) to label %ok unwind label %bad\n";
+        let e = widen_mulo(ir).unwrap_err().to_string();
+        assert!(e.contains("constant false"), "{e}");
     }
 
     #[test]

@@ -688,3 +688,88 @@ fn consumer_at_a_branch_target() {
     let first = at(r.map(0x1002));
     assert_eq!(at(first.flow.target.unwrap()).mnemonic, "bne.s");
 }
+
+/// A second branch on flags already tested, reached only through copies: `or ; move ; beq L1 ;
+/// move ; L1: beq` (the gap the all-ones rewrite once met). On both paths into `L1` the last
+/// flag writer is a copy, behind which the `or`'s Z was already tested by a `beq`: the rule
+/// reports it, the repair makes the copies flag-neutral, and the result is clean.
+#[test]
+fn second_branch_behind_copies_on_every_path() {
+    let w = [
+        0x8081, // 1000 or.l %d1,%d0
+        0x2001, // 1002 move.l %d1,%d0
+        0x6702, // 1004 beq.s 1008
+        0x2009, // 1006 move.l %a1,%d0
+        0x6702, // 1008 beq.s 100c
+        0x2208, // 100a move.l %a0,%d1
+        0x4e75, // 100c rts
+    ];
+    let image = code(&w);
+    let len = image.len() as u32;
+    let v = verify(&image, BASE, Cpu::M68000, &[]);
+    let found: Vec<u32> = v.with_rule(Rule::FlagHazard).map(|f| f.addr).collect();
+    assert!(found.contains(&0x1008), "{v}");
+    let syms = [Symbol {
+        name: "f".into(),
+        addr: BASE,
+        size: len,
+    }];
+    let (r, rep) = repair_flag_hazards(
+        LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&image, BASE, len)
+        },
+        0,
+    )
+    .unwrap();
+    assert!(rep.unrepaired.is_empty(), "{rep:?}");
+    let text = &r.image[..r.code_len as usize];
+    let after = verify(text, BASE, Cpu::M68000, &[]);
+    assert!(after.is_clean(), "{after}");
+}
+
+/// The driver's install entry (`(bus, target, lun) = if kind == 0 { … } else { … }`): byte
+/// copies on both paths into a second `beq` on the compare's Z. Byte copies have no
+/// flag-neutral form; the compare only reads `%d5`, which nothing on the way names, so the
+/// repair runs it again right before the `beq`, on both paths.
+#[test]
+fn byte_copies_before_a_retested_branch() {
+    let w = [
+        0x0c85, 0x0000, 0x0000, // 1000 cmpi.l #0,%d5
+        0x6702, // 1006 beq.s 100a
+        0x1c01, // 1008 move.b %d1,%d6
+        0x1202, // 100a move.b %d2,%d1
+        0x6704, // 100c beq.s 1012
+        0x1403, // 100e move.b %d3,%d2
+        0x1200, // 1010 move.b %d0,%d1
+        0x4e75, // 1012 rts
+    ];
+    let image = code(&w);
+    let len = image.len() as u32;
+    let v = verify(&image, BASE, Cpu::M68000, &[]);
+    let found: Vec<u32> = v.with_rule(Rule::FlagHazard).map(|f| f.addr).collect();
+    assert_eq!(found, vec![0x100c], "{v}");
+    let syms = [Symbol {
+        name: "f".into(),
+        addr: BASE,
+        size: len,
+    }];
+    let (r, rep) = repair_flag_hazards(
+        LinkedImage {
+            functions: &syms,
+            ..LinkedImage::text(&image, BASE, len)
+        },
+        0,
+    )
+    .unwrap();
+    assert!(rep.unrepaired.is_empty(), "{rep:?}");
+    let text = &r.image[..r.code_len as usize];
+    let after = verify(text, BASE, Cpu::M68000, &[]);
+    assert!(after.is_clean(), "{after}");
+    // The compare again, right before the second `beq`, which both paths reach.
+    let at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
+    let retest = at(r.map(0x100c));
+    assert_eq!(retest.text, "cmpi.l #0,%d5");
+    assert_eq!(at(retest.end()).mnemonic, "beq.s");
+    assert_eq!(at(r.map(0x1006)).flow.target, Some(r.map(0x100a)));
+}

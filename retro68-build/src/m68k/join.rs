@@ -405,6 +405,14 @@ pub fn repair_join_hazards(img: LinkedImage<'_>) -> Result<(Relaid, JoinReport),
 /// flags on every path (its register copies do not define the CCR), the copies clobber
 /// them. Found by walking back from the conditional through the control-flow graph, past
 /// flag-neutral instructions and copies, up to the first arithmetic writer on each path.
+///
+/// Copies on *every* path are a hazard too when, behind them, a conditional branch on the
+/// same flag bits already tested the producer (`or ; move ; beq L1 ; move ; L1: beq`): LLVM
+/// tests a compare's flags twice for two selects of one condition, while no compiler means a
+/// register copy's flags after a branch on the same bits (a copy that loads from memory right
+/// before the conditional stays a deliberate test). The driver's install entry had one
+/// (`(bus, target, lun) = if kind == 0 {…} else {…}`: byte copies; bus and LUN were 0 on the
+/// 4.3 entry) and Ferrite Setup five (`sne ; seq` or `beq` after long copies).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathHazard {
     /// The conditional.
@@ -413,6 +421,8 @@ pub struct PathHazard {
     pub copies: Vec<u32>,
     /// The producers reached.
     pub producers: Vec<u32>,
+    /// Every instruction on the way back from the conditional to the producers.
+    pub on_the_way: Vec<u32>,
 }
 
 /// At most this many instructions visited walking back from one conditional.
@@ -446,6 +456,11 @@ fn find_paths(sw: &Sweep, symbols: &[Symbol], extra_entries: &BTreeSet<u32>) -> 
         let mut copies = BTreeSet::new();
         let mut producers = BTreeSet::new();
         let (mut direct_copy, mut direct_arith) = (false, false);
+        // Behind a copy, a conditional branch on the same flag bits: the producer's flags
+        // were tested once and this conditional means to test them again.
+        let mut retested = false;
+        // A copy that loads from memory directly before the conditional: a test-by-move.
+        let mut direct_load = false;
         let mut unknown = false;
         let mut seen = BTreeSet::new();
         // Work list: (instruction index, already behind a copy on this path).
@@ -479,12 +494,17 @@ fn find_paths(sw: &Sweep, symbols: &[Symbol], extra_entries: &BTreeSet<u32>) -> 
                     if y.flags.class == FlagClass::Copy {
                         copies.insert(y.addr);
                         direct_copy |= !behind;
+                        direct_load |= !behind && super::verify::loads_memory(y);
                         work.push((p, true));
                     } else {
                         producers.insert(y.addr);
                         direct_arith |= !behind;
                     }
                 } else {
+                    retested |= behind
+                        && matches!(y.kind, Kind::Bcc(..))
+                        && y.cond().is_some()
+                        && y.reads.intersects(bits);
                     work.push((p, behind));
                 }
             }
@@ -497,17 +517,67 @@ fn find_paths(sw: &Sweep, symbols: &[Symbol], extra_entries: &BTreeSet<u32>) -> 
         // the per-block rule saw a producer whose flags nothing used.
         let hazard = direct_copy
             && !producers.is_empty()
-            && (direct_arith || bits.intersects(Ccr::C | Ccr::V) || in_block.contains(&c.addr));
+            && (direct_arith
+                || bits.intersects(Ccr::C | Ccr::V)
+                || in_block.contains(&c.addr)
+                || (retested && !direct_load));
         if unknown || !hazard {
             continue;
         }
+        let mut on_the_way: Vec<u32> = seen
+            .iter()
+            .map(|&(p, _)| insns[p].addr)
+            .filter(|a| !producers.contains(a))
+            .collect();
+        on_the_way.sort_unstable();
+        on_the_way.dedup();
         out.push(PathHazard {
             consumer: c.addr,
             copies: copies.into_iter().collect(),
             producers: producers.into_iter().collect(),
+            on_the_way,
         });
     }
     out
+}
+
+/// For a [`PathHazard`] whose copies cannot be made flag-neutral (byte copies): the producer,
+/// if running it again right before the conditional gives the flags it gave then. That holds
+/// when it is the only producer, only sets flags (`cmp`, `cmpi`, `tst`), reads only data
+/// registers and immediates, and nothing on the way back has one of those registers in its last
+/// operand (what 68k instructions write; EXG, MOVEM and calls are refused outright).
+fn retest(sw: &Sweep, index: &BTreeMap<u32, usize>, h: &PathHazard) -> Option<u32> {
+    let [p] = h.producers.as_slice() else {
+        return None;
+    };
+    let x = &sw.insns[*index.get(p)?];
+    let (mnemonic, ops) = x.text.split_once(' ')?;
+    let op = mnemonic.split('.').next()?;
+    if !matches!(op, "cmp" | "cmpi" | "tst") || ops.contains('(') || ops.contains("%a") {
+        return None;
+    }
+    let regs: Vec<&str> = ops
+        .split(',')
+        .map(str::trim)
+        .filter(|o| o.starts_with("%d"))
+        .collect();
+    for a in &h.on_the_way {
+        let y = &sw.insns[*index.get(a)?];
+        if y.flow.is_call || y.text.starts_with("movem") || y.text.starts_with("exg") {
+            return None;
+        }
+        // What an instruction writes is its last operand (besides EXG and MOVEM, refused).
+        let dest = y
+            .text
+            .split_once(' ')
+            .map(|(_, a)| super::verify::top_level_operands(a))
+            .and_then(|o| o.last().map(|d| d.to_string()))
+            .unwrap_or_default();
+        if regs.iter().any(|r| dest.contains(r)) {
+            return None;
+        }
+    }
+    Some(*p)
 }
 
 pub(crate) fn path_hazards_in(sw: &Sweep, symbols: &[Symbol]) -> Vec<PathHazard> {
@@ -520,8 +590,9 @@ pub fn path_hazards(code: &[u8], base: u32, symbols: &[Symbol]) -> Vec<PathHazar
     find_paths(&sw, symbols, &BTreeSet::new())
 }
 
-/// Repairs [`PathHazard`]s by making each copy involved flag-neutral ([`neutral`]); one
-/// relayout pass.
+/// Repairs [`PathHazard`]s by making each copy involved flag-neutral ([`neutral`]), or, when a
+/// copy has no such form (bytes), by running the producer again right before the conditional
+/// when that gives the same flags ([`retest`]); one relayout pass.
 pub fn repair_path_hazards(img: LinkedImage<'_>) -> Result<(Relaid, JoinReport), RelayoutError> {
     let (base, functions) = (img.base, img.functions);
     let (sw, abs_entries) = sweep_image(&img);
@@ -533,6 +604,7 @@ pub fn repair_path_hazards(img: LinkedImage<'_>) -> Result<(Relaid, JoinReport),
         .collect();
     let mut report = JoinReport::default();
     let mut fix: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
+    let mut retests: BTreeMap<u32, u32> = BTreeMap::new();
     for h in find_paths(&sw, functions, &abs_entries) {
         let planned: Option<Vec<(u32, Vec<u8>)>> = h
             .copies
@@ -546,14 +618,24 @@ pub fn repair_path_hazards(img: LinkedImage<'_>) -> Result<(Relaid, JoinReport),
                 }
                 fix.extend(list);
             }
-            None => report.unrepaired.push(Unrepaired {
-                copy: h.copies[0],
-                consumer: h.consumer,
-                why: "a copy on the way has no flag-neutral equivalent".into(),
-            }),
+            None => match retest(&sw, &index, &h) {
+                Some(p) => {
+                    for &a in &h.copies {
+                        report.repaired.push((a, h.consumer));
+                    }
+                    retests.insert(h.consumer, p);
+                }
+                None => report.unrepaired.push(Unrepaired {
+                    copy: h.copies[0],
+                    consumer: h.consumer,
+                    why: "a copy on the way has no flag-neutral equivalent, and the flags \
+                          cannot be tested again"
+                        .into(),
+                }),
+            },
         }
     }
-    let edits: Vec<Edit> = fix
+    let mut edits: Vec<Edit> = fix
         .into_iter()
         .map(|(a, bytes)| Edit {
             offset: a - base,
@@ -561,6 +643,13 @@ pub fn repair_path_hazards(img: LinkedImage<'_>) -> Result<(Relaid, JoinReport),
             with: vec![Piece::Bytes(bytes)],
         })
         .collect();
+    // The test again, right before the conditional (references to the conditional reach it).
+    edits.extend(retests.into_iter().map(|(c, p)| Edit {
+        offset: c - base,
+        len: sw.insns[index[&c]].len as u32,
+        with: vec![Piece::Copy(p), Piece::Insn(c)],
+    }));
+    edits.sort_by_key(|e| e.offset);
     let relaid = relayout(img, &edits)?;
     Ok((relaid, report))
 }

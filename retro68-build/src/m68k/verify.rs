@@ -46,6 +46,9 @@ pub enum Rule {
     /// last set flags with an instruction that leaves X alone (CMP, TST, AND, …): LLVM M68k
     /// meant the carry of that compare (see [`stale_x`]).
     StaleX,
+    /// A function whose spills LLVM M68k's MOVEM collapse merged out of register order, so a
+    /// register goes to or comes from another register's slot (`crate::movem`).
+    MovemOrder,
 }
 
 impl fmt::Display for Rule {
@@ -58,6 +61,7 @@ impl fmt::Display for Rule {
             Rule::BadBranchTarget => "bad-branch-target",
             Rule::A5Write => "a5-write",
             Rule::StaleX => "stale-x",
+            Rule::MovemOrder => "movem-order",
         })
     }
 }
@@ -469,7 +473,7 @@ pub fn writes_a5(insn: &Insn) -> bool {
 }
 
 /// The operands of an instruction's text, split at commas outside parentheses.
-fn top_level_operands(args: &str) -> Vec<&str> {
+pub(crate) fn top_level_operands(args: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0usize);
     for (i, c) in args.char_indices() {
@@ -780,7 +784,7 @@ fn unconsumed_producer(
 }
 
 /// Whether a copy's source operand is in memory (`move.l (%a0),%d0`, `move.w 4(%a1),%d2`).
-fn loads_memory(insn: &Insn) -> bool {
+pub(crate) fn loads_memory(insn: &Insn) -> bool {
     let ops = insn
         .text
         .split_once(' ')

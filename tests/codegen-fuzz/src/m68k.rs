@@ -5,25 +5,15 @@
 #[cfg(all(feature = "mac", feature = "linux"))]
 compile_error!("features `mac` and `linux` are mutually exclusive");
 
+#[cfg(any(feature = "mac", feature = "linux"))]
+#[path = "../../m68k-runtime/runtime.rs"]
+#[allow(dead_code)] // the programs allocate nothing
+mod runtime;
+
 #[cfg(feature = "mac")]
 mod mac {
-    use core::arch::asm;
-
-    /// `_DebugStr` (trap 0xABFF, the Pascal string pointer pushed): the emulated Mac fails
-    /// the run with the message.
-    fn debug_str(pascal_msg: &'static [u8]) -> ! {
-        unsafe {
-            asm!(
-                "move.l %a0, -(%sp)",
-                ".short 0xABFF",
-                in("a0") pascal_msg.as_ptr(),
-                out("d0") _, out("d1") _, out("d2") _, out("a1") _,
-            );
-        }
-        loop {
-            core::hint::spin_loop();
-        }
-    }
+    use super::runtime;
+    use runtime::mac::debug_str;
 
     #[panic_handler]
     fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -39,23 +29,17 @@ mod mac {
 
 #[cfg(feature = "linux")]
 mod linux {
-    use core::arch::asm;
-
-    fn exit(code: u32) -> ! {
-        unsafe {
-            asm!("trap #0", in("d0") 1u32, in("d1") code, options(nostack, noreturn));
-        }
-    }
+    use super::runtime::linux::sys_exit;
 
     #[panic_handler]
     fn panic(_: &core::panic::PanicInfo) -> ! {
-        exit(101)
+        sys_exit(101)
     }
 
     /// LLVM lowers `unreachable` (trap) to a call of `abort` on the M68k.
     #[unsafe(no_mangle)]
     pub extern "C" fn abort() -> ! {
-        exit(134)
+        sys_exit(134)
     }
 }
 

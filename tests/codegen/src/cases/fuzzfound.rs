@@ -852,7 +852,55 @@ fn fuzz_s20261204_p4(o: &mut Out) {
     o.u64(s20261204_p4::p4(core::hint::black_box(0xe3988245d630006b)));
 }
 
+/// Reduced from seed 20261204 program 4: an 8- or 16-bit multiply with overflow whose
+/// operand is a narrower value widened. rustc writes the operand with its range
+/// (`i16 range(i16 0, 256) %x`), a shape the `widen_mulo` rewrite used to skip, and LLVM M68k
+/// compiled the overflow bit to a constant false: `0xaa7bu16.saturating_mul(0xbe)` gave
+/// 0x8dc6 instead of 0xffff.
+mod widened_byte_mulo {
+    #[inline(never)]
+    pub fn sat_u16(a: u8, b: u16) -> u16 {
+        0xaa7bu16.saturating_mul(a as u16).wrapping_add(b)
+    }
+    #[inline(never)]
+    pub fn checked_u16(a: u8, b: u16) -> Option<u16> {
+        (a as u16).checked_mul(b)
+    }
+    #[inline(never)]
+    pub fn overflow_i16(a: i8, b: i16) -> (i16, bool) {
+        (a as i16).overflowing_mul(b)
+    }
+    #[inline(never)]
+    pub fn sat_u8_of_nibble(a: u8, b: u8) -> u8 {
+        (a & 15).saturating_mul(b)
+    }
+}
+
+fn mulo_of_widened_byte(o: &mut Out) {
+    use core::hint::black_box as bb;
+    use widened_byte_mulo::*;
+    for (a, b) in [
+        (0u8, 0u16),
+        (1, 0xaa7b),
+        (0xbe, 0),
+        (0xbe, 0x77c3),
+        (0xff, 0x101),
+        (2, 0x7fff),
+        (2, 0x8000),
+    ] {
+        o.u16(sat_u16(bb(a), bb(b)));
+        let c = checked_u16(bb(a), bb(b));
+        o.bool(c.is_none());
+        o.u16(c.unwrap_or(0x1234));
+        let (v, f) = overflow_i16(bb(a as i8), bb(b as i16));
+        o.u16(v as u16);
+        o.bool(f);
+        o.u8(sat_u8_of_nibble(bb(a), bb(b as u8)));
+    }
+}
+
 pub const CASES: &[Case] = &[
+    case!(mulo_of_widened_byte),
     case!(fuzz_s2_p44),
     case!(fuzz_s2_p54),
     case!(fuzz_s20261204_p4),
