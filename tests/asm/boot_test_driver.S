@@ -211,6 +211,7 @@ add_drive:
         moveq   #8,%d6
 1:      move.l  (DrvQHead).w,%a0
 2:      move.l  %a0,%d0
+        tst.l   %d0                     | explicit: the verifier treats a MOVE before a branch as an LLVM copy
         beq.s   3f
         cmp.w   6(%a0),%d6
         beq.s   4f
