@@ -86,6 +86,24 @@ pub struct MacBus {
     rom: Option<(u32, u32)>,
 }
 
+/// Call `f(index, mask)` for each `u64` of a one-bit-per-word map with the bits of words
+/// `first..=last` in `mask`: a whole range costs one step per 64 words, not one per word.
+#[inline]
+fn for_word_bits(first: u32, last: u32, mut f: impl FnMut(usize, u64)) {
+    let (fi, li) = ((first / 64) as usize, (last / 64) as usize);
+    let low = u64::MAX << (first % 64);
+    let high = u64::MAX >> (63 - last % 64);
+    if fi == li {
+        f(fi, low & high);
+        return;
+    }
+    f(fi, low);
+    for i in fi + 1..li {
+        f(i, u64::MAX);
+    }
+    f(li, high);
+}
+
 /// What every word of the ROM region reads as: `ILLEGAL`. The model has no ROM code, only the
 /// address range (a CPU prefetching at a return address in the ROM must be able to read it).
 pub const ROM_FILL: u16 = 0x4AFC;
@@ -209,9 +227,7 @@ impl MacBus {
         let address = self.decode(address);
         let first = address / 2;
         let last = (address + len - 1) / 2;
-        for w in first..=last {
-            self.stale[(w / 64) as usize] |= 1 << (w % 64);
-        }
+        for_word_bits(first, last, |i, bits| self.stale[i] |= bits);
         self.any_stale = true;
     }
 
@@ -259,9 +275,10 @@ impl MacBus {
         let address = self.decode(address);
         let first = address / 2;
         let last = (address.saturating_add(len - 1) / 2).min(self.ram.len() as u32 / 2 - 1);
-        for w in first..=last {
-            self.stale[(w / 64) as usize] &= !(1 << (w % 64));
+        if first > last {
+            return;
         }
+        for_word_bits(first, last, |i, bits| self.stale[i] &= !bits);
     }
 
     // ----- host-side access (no fault, no protection; panics outside RAM) -----
@@ -438,6 +455,39 @@ mod tests {
         );
         assert!(bus.try_read_word(0xFFE).is_ok());
         assert!(bus.take_fault().is_none());
+    }
+
+    /// The ranged stale-bit updates mark and clear exactly the words a word-by-word loop
+    /// would, across `u64` boundaries, for odd and even starts and lengths.
+    #[test]
+    fn ranged_stale_marks_match_word_by_word() {
+        let ram = 0x1000u32;
+        for (start, len) in [
+            (0x400, 1),
+            (0x401, 2),
+            (0x47E, 4),
+            (0x400, 128),
+            (0x402, 300),
+            (0x7F, 0x900),
+        ] {
+            let mut bus = MacBus::new(ram);
+            bus.fill_host(start, len, 0xAA);
+            for a in (0..ram).step_by(2) {
+                let want = a / 2 >= start / 2 && a / 2 <= (start + len - 1) / 2;
+                assert_eq!(bus.is_stale(a), want, "mark {start:#x}+{len}: word {a:#x}");
+            }
+            let (fs, fl) = (start + 6, len / 2);
+            bus.flush_range(fs, fl);
+            for a in (0..ram).step_by(2) {
+                let marked = a / 2 >= start / 2 && a / 2 <= (start + len - 1) / 2;
+                let flushed = fl > 0 && a / 2 >= fs / 2 && a / 2 <= (fs + fl - 1) / 2;
+                assert_eq!(
+                    bus.is_stale(a),
+                    marked && !flushed,
+                    "flush {fs:#x}+{fl}: word {a:#x}"
+                );
+            }
+        }
     }
 
     #[test]
