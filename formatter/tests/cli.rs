@@ -2823,8 +2823,16 @@ fn the_setup_app_on_an_init_disk_runs_and_lists_the_disk() {
             out.contains("ID 2  disk  FERRITE EMULATED DISK 1.0"),
             "{cpu}:\n{out}"
         );
+        // The bus list gives the size and what is on the disk on lines of their own.
         assert!(
-            out.contains(&format!("20.0 MB, 40960 blocks of 512; Apple partition map, 3 entries (1 HFS); Ferrite {} driver", env!("CARGO_PKG_VERSION"))),
+            out.contains("20.0 MB, 40960 blocks of 512\n"),
+            "{cpu}:\n{out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "Apple partition map, 3 entries (1 HFS); Ferrite {} driver",
+                env!("CARGO_PKG_VERSION")
+            )),
             "{cpu}:\n{out}"
         );
         assert!(
