@@ -180,6 +180,9 @@ pub enum OpError {
     CacheNotChangeable,
     /// The user cancelled before anything was written.
     Cancelled,
+    /// The user cancelled after the low-level format (the medium is erased) and before
+    /// anything else was written.
+    CancelledAfterFormat,
     /// The drive's answer to MODE SENSE holds no caching page.
     BadModePage,
     /// A block number past what a 10-byte command can name.
@@ -387,7 +390,10 @@ pub fn initialize_with_driver(
         };
         m.progress(stage, done, total)
     })
-    .map_err(|e| init_error(&mut d, e))?;
+    .map_err(|e| match init_error(&mut d, e) {
+        OpError::Cancelled if plan.low_level_format => OpError::CancelledAfterFormat,
+        e => e,
+    })?;
     // The drive's own setting follows the choice where the drive lets it change.
     let write_cache_set = match caching::set_drive_write_cache(d.transport(), id, plan.write_cache)
     {

@@ -232,6 +232,9 @@ pub fn describe_op_error(e: &OpError, f: &mut fmt::Formatter<'_>) -> fmt::Result
             f.write_str("The drive does not let its write cache be switched.")
         }
         OpError::Cancelled => f.write_str("Cancelled: nothing was written."),
+        OpError::CancelledAfterFormat => f.write_str(
+            "Cancelled after the low-level format: the disk is erased and holds no volumes.",
+        ),
         OpError::BadModePage => f.write_str(
             "The drive's answer to MODE SENSE holds no caching page: it cannot be set from here.",
         ),

@@ -198,6 +198,23 @@ fn initialize_cancel_format_unit_and_refusals_write_nothing() {
         d.log
     );
 
+    // Cancelled after FORMAT UNIT, at the first stage after it: the words say the disk is
+    // erased, and nothing else is written.
+    let mut fresh = Bus::with(used_disk());
+    let mut rec = Recorder {
+        cancel_at: Some(2),
+        ..Default::default()
+    };
+    let e = ops::initialize_with_driver(&mut fresh, ID, &p, blob.clone(), &mut rec).unwrap_err();
+    assert_eq!(e, OpError::CancelledAfterFormat);
+    assert_eq!(
+        e.to_string(),
+        "Cancelled after the low-level format: the disk is erased and holds no volumes."
+    );
+    let d = fresh.disk(ID);
+    assert_eq!(d.formatted, 1);
+    assert!(!d.log.contains(&0x2A), "{:x?}", d.log);
+
     // FORMAT UNIT first, then the writes.
     let mut rec = Recorder::default();
     ops::initialize_with_driver(&mut bus, ID, &p, blob.clone(), &mut rec).unwrap();

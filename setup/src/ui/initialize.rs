@@ -118,7 +118,12 @@ pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8, scsi43: bool) -> bool {
         return false;
     };
     let list = texts::volume_list(&choice.volumes);
-    if !alerts::confirm(alerts::CONFIRM_INITIALIZE, &name, &list) {
+    let note = if choice.low_level_format {
+        texts::LOW_LEVEL_WARNING
+    } else {
+        ""
+    };
+    if !alerts::confirm_with_note(alerts::CONFIRM_INITIALIZE, &name, &list, note) {
         return false;
     }
     let plan = InitPlan {
@@ -155,6 +160,13 @@ pub fn run(rt: &Runtime, t: &mut dyn Transport, id: u8, scsi43: bool) -> bool {
                     );
                 }
             }
+            alerts::done(&s);
+        }
+        Err(OpError::CancelledAfterFormat) => {
+            let _ = write!(
+                s,
+                "Initialize cancelled after the low-level format: {name} is erased and holds no volumes."
+            );
             alerts::done(&s);
         }
         Err(OpError::Cancelled) => {

@@ -5,6 +5,10 @@ use core::fmt::Write;
 
 use crate::bus::format_size;
 
+/// What the Initialize confirmation adds when the low-level format is chosen: the time it
+/// can take, and that it cannot be stopped (FORMAT UNIT runs in the drive until it is done).
+pub const LOW_LEVEL_WARNING: &str = " It is low-level formatted first (FORMAT UNIT): that can take an hour or more and cannot be stopped.";
+
 /// A drive as a confirmation names it: "ID 3, IBM DORS-31080 (1.0 GB, 2118144 blocks)".
 pub fn drive_name(id: u8, vendor: &str, product: &str, blocks: u64, block_len: u32) -> String {
     let mut s = String::new();
