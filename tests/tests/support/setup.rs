@@ -215,6 +215,9 @@ pub fn ferrite_command() -> PathBuf {
     let dir = exe.parent().unwrap().parent().unwrap();
     let bin = dir.join("ferrite");
     if !bin.exists() {
+        // The profile of this test binary (`target/release` or `target/debug`), so the command
+        // is built where it is looked for.
+        let release = dir.file_name().is_some_and(|n| n == "release");
         let st = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .args([
                 "build",
@@ -224,6 +227,7 @@ pub fn ferrite_command() -> PathBuf {
                 "--bin",
                 "ferrite",
             ])
+            .args(release.then_some("--release"))
             .status()
             .expect("cargo build of the ferrite command");
         assert!(st.success());
