@@ -540,6 +540,21 @@ fn parse_mulo_call<'a>(line: &'a str) -> Option<MuloCall<'a>> {
 // ---------------------------------------------------------------------------------------------
 // rustc wrapper mode
 
+/// `tool` (`llc`, `opt`) of the pinned nightly's LLVM, found through `rustup` (for tests and
+/// tools that run it outside a build, where no `rustc` path is at hand).
+pub fn pinned_llvm_tool(tool: &str) -> Result<PathBuf> {
+    let out = Command::new("rustup")
+        .args(["which", "--toolchain", crate::prereq::NIGHTLY, "rustc"])
+        .output()
+        .context("running rustup which")?;
+    anyhow::ensure!(
+        out.status.success(),
+        "rustup has no {} rustc: run `cargo xtask build` first",
+        crate::prereq::NIGHTLY
+    );
+    llvm_tool(Path::new(String::from_utf8_lossy(&out.stdout).trim()), tool)
+}
+
 /// `llc`, `llvm-dis` and friends of the toolchain whose `rustc` is `rustc`.
 pub fn llvm_tool(rustc: &Path, tool: &str) -> Result<PathBuf> {
     let out = Command::new(rustc)

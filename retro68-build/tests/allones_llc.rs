@@ -13,8 +13,7 @@ use object::{Object, ObjectSection, SectionKind};
 use retro68_build::allones::hide_all_ones_arms;
 use retro68_build::m68k::decode::Cpu;
 use retro68_build::m68k::verify::{Rule, verify};
-use retro68_build::prereq::NIGHTLY;
-use retro68_build::stackidx::{LLC_ARGS, llvm_tool};
+use retro68_build::stackidx::{LLC_ARGS, pinned_llvm_tool};
 
 const HEAD: &str =
     "target datalayout = \"E-m:e-p:32:16:32-i8:8:8-i16:16:16-i32:16:32-n8:16:32-a:0:16-S16\"\n";
@@ -106,12 +105,7 @@ const SHAPES: &[(&str, &str, bool)] = &[
 ];
 
 fn llc() -> PathBuf {
-    let out = Command::new("rustup")
-        .args(["which", "--toolchain", NIGHTLY, "rustc"])
-        .output()
-        .expect("rustup");
-    let rustc = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
-    llvm_tool(&rustc, "llc").unwrap()
+    pinned_llvm_tool("llc").unwrap()
 }
 
 /// Compile `ir` for the 68000 and verify every code section: the `stale-x` findings.

@@ -12,8 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use retro68_build::prereq::NIGHTLY;
-use retro68_build::stackidx::{LLC_ARGS, llvm_tool};
+use retro68_build::stackidx::{LLC_ARGS, pinned_llvm_tool};
 
 /// `(x >> 10) & 1` and `y & 1` both set: the reduced form of generated program 4 of seed 1.
 const IR: &str = r#"
@@ -32,12 +31,7 @@ no:
 "#;
 
 fn llc() -> PathBuf {
-    let out = Command::new("rustup")
-        .args(["which", "--toolchain", NIGHTLY, "rustc"])
-        .output()
-        .expect("rustup");
-    let rustc = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
-    llvm_tool(&rustc, "llc").unwrap()
+    pinned_llvm_tool("llc").unwrap()
 }
 
 fn llc_to(llc: &Path, ll: &Path, filetype: &str, out: &Path) -> std::process::Output {

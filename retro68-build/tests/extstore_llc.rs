@@ -11,16 +11,10 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use retro68_build::extstore::freeze_ext_stores;
-use retro68_build::prereq::NIGHTLY;
-use retro68_build::stackidx::{LLC_ARGS, llvm_tool};
+use retro68_build::stackidx::{LLC_ARGS, pinned_llvm_tool};
 
 fn llc() -> PathBuf {
-    let out = Command::new("rustup")
-        .args(["which", "--toolchain", NIGHTLY, "rustc"])
-        .output()
-        .expect("rustup");
-    let rustc = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
-    llvm_tool(&rustc, "llc").unwrap()
+    pinned_llvm_tool("llc").unwrap()
 }
 
 /// Compile `ir` for the 68000; the assembly text.

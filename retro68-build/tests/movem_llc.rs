@@ -10,16 +10,10 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use retro68_build::movem::{BadMerge, bad_merges};
-use retro68_build::prereq::NIGHTLY;
-use retro68_build::stackidx::llvm_tool;
+use retro68_build::stackidx::pinned_llvm_tool;
 
 fn llc() -> PathBuf {
-    let out = Command::new("rustup")
-        .args(["which", "--toolchain", NIGHTLY, "rustc"])
-        .output()
-        .expect("rustup");
-    let rustc = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
-    llvm_tool(&rustc, "llc").unwrap()
+    pinned_llvm_tool("llc").unwrap()
 }
 
 /// A one-block function whose body is `movems` (MIR instructions) and `RTS`.
