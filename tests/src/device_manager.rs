@@ -1018,10 +1018,24 @@ pub fn system_task(m: &mut Machine) -> Result<(), Fault> {
         return Ok(());
     }
     let now = m.ticks();
-    for d in m.drivers() {
-        if d.flags & (D_NEED_TIME | D_OPENED) != (D_NEED_TIME | D_OPENED) || d.header.is_none() {
+    // Every tick: read each unit's flags first and look no further at the (many) units that
+    // do not want time, without building a `DriverInfo` (name and all) for each.
+    for unit in 0..m.unit_count() {
+        let h = m.unit_table_entry(unit);
+        if h == 0 || !m.bus().in_ram(h, 4) {
             continue;
         }
+        let dce = m.read_u32(h);
+        if !m.bus().in_ram(dce, DCE_SIZE) {
+            continue;
+        }
+        let flags = m.read_u16(dce + DCTL_FLAGS);
+        if flags & (D_NEED_TIME | D_OPENED) != (D_NEED_TIME | D_OPENED) {
+            continue;
+        }
+        let Some(d) = m.driver_info(unit).filter(|d| d.header.is_some()) else {
+            continue;
+        };
         // Never re-enter a driver whose code is running (SystemTask is called by the event
         // loop, outside the driver).
         if dm(m).calls.iter().any(|c| c.dce == d.dce) {
