@@ -141,3 +141,80 @@ fn the_driver_serves_the_bus_and_lun_the_rom_named() {
         }
     }
 }
+
+/// The Quadra (68040): the ROM's original SCSI Manager installs the driver through +0 with the
+/// SCSI ID only; when SCSI Manager 4.3 arrives the driver asks `SCSIGetVirtualIDInfo` which
+/// device its ID is. With the virtual bus numbered 1, its 4.3 requests must go to bus 1.
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn on_the_quadra_the_move_to_4_3_takes_the_bus_from_the_virtual_id() {
+    let mut m = Machine::with_config(MachineConfig::new(CpuModel::M68040)).expect("machine");
+    m.install_mac_os();
+    scsi_manager::install(
+        &mut m,
+        ScsiManagerConfig {
+            v43_present: false,
+            bus_number: 1,
+            ..Default::default()
+        },
+    );
+    let cfg = BootConfig::new(RomGeneration::Quadra);
+    let w = format!("Quadra, arrival {:?}", cfg.extension_arrival);
+    let (image, layout) = disk_with_volumes(driver_blob(), 2, 2000).build();
+    let mut t = DiskTarget::in_memory((image.len() / 512) as u64, DiskConfig::default()).unwrap();
+    t.write_store(0, &image).unwrap();
+    let mut r = boot_targets_with(m, &cfg, vec![(ID, t, layout)]);
+    let ident = 1 << 16 | (ID as u32) << 8;
+    assert_eq!(
+        r.report.drivers().next().map(|d| d.d5),
+        Some(ID as u32),
+        "{w}"
+    );
+    assert!(r.report.v43_arrived.is_some(), "{w}\n{}", r.report);
+    assert_eq!(r.report.volumes.len(), 2, "{w}\n{}", r.report);
+    // A write and a read after the arrival go through 4.3 to bus 1, and land.
+    scsi_manager::clear_calls(&mut r.m);
+    let buf = r.alloc(1024);
+    let pattern: Vec<u8> = (0..1024u32).map(|i| (i * 11 + 3) as u8).collect();
+    r.m.write_bytes(buf, &pattern);
+    assert_eq!(
+        r.prime(WRITE, 0, FS_FROM_START, 30 * 512, buf, 1024),
+        (0, 1024),
+        "{w}"
+    );
+    let lba = r.lba(0, 30 * 512);
+    assert_eq!(r.visible(lba, 2), pattern, "{w}: on the disk");
+    r.m.write_bytes(buf, &[0u8; 1024]);
+    assert_eq!(
+        r.prime(READ, 0, FS_FROM_START, 30 * 512, buf, 1024),
+        (0, 1024),
+        "{w}"
+    );
+    assert_eq!(r.m.read_bytes(buf, 1024), pattern, "{w}: read back");
+    let devices: Vec<u32> = scsi_manager::calls(&mut r.m)
+        .into_iter()
+        .filter_map(|c| match c {
+            ScsiCall::Action {
+                function: SCSI_EXEC_IO,
+                device,
+                ..
+            } => Some(device),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !devices.is_empty() && devices.iter().all(|&d| d == ident),
+        "{w}: SCSIExecIO devices {devices:08X?}"
+    );
+    assert_eq!(
+        scsi_manager::xref_lookup(&mut r.m, ident),
+        Some(r.ref_num),
+        "{w}: the cross-reference names bus 1"
+    );
+    let (err, p) = r.status(Some(0), 43, b"dvrf");
+    assert_eq!(
+        (err, u32::from_be_bytes([p[4], p[5], p[6], p[7]])),
+        (0, ident),
+        "{w}: 'dvrf' after the move"
+    );
+}
