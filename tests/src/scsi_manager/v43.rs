@@ -13,9 +13,9 @@
 //!
 //! # Validation (in this order; the first failure is the result, nothing is queued)
 //! `qLink` ≠ 0 → `scsiQLinkInvalid`; unknown function → `scsiFunctionNotAvailable`;
-//! `scsiPBLength` below the function's PB size → `scsiPBLengthError`; bus above the virtual
-//! bus's number (`$FF` is also
-//! accepted by `SCSIBusInquiry`) or `diReserved` ≠ 0 → `scsiBusInvalid`; target ≥ 7 →
+//! `scsiPBLength` below the function's PB size → `scsiPBLengthError`; a bus above the virtual
+//! bus's number (`$FF` is also accepted by `SCSIBusInquiry`) or `diReserved` ≠ 0 →
+//! `scsiBusInvalid`; target ≥ 7 →
 //! `scsiTIDInvalid`; LUN > 7 → `scsiLUNInvalid`. `SCSIExecIO` then: CDB length not 1..16 →
 //! `scsiCDBLengthInvalid`; direction bits 00 (reserved) → `scsiRequestInvalid`; data type
 //! not buffer/TIB/S-G → `scsiDataTypeInvalid`; transfer type not blind/polled →
