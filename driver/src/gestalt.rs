@@ -12,6 +12,8 @@ pub struct GestaltInfo {
     /// NumVersion of the driver.
     pub version: u32,
     pub removable: bool,
+    /// The device: SCSI Manager 4.3 bus (0 on the original SCSI Manager), target, LUN.
+    pub bus: u8,
     pub target: u8,
     pub lun: u8,
     /// The asked drive's partition (its map entry, 1 = the first; 0 = not one of ours).
@@ -26,9 +28,9 @@ pub struct GestaltInfo {
 pub const VERSION: u32 = 0x0010_2000;
 
 /// The selectors answered, in the order of [`respond`]'s arms.
-const SELECTORS: [[u8; 4]; 12] = [
+const SELECTORS: [[u8; 4]; 13] = [
     *b"vers", *b"devt", *b"intf", *b"sync", *b"boot", *b"wide", *b"purg", *b"lpwr", *b"dAPI",
-    *b"ejec", *b"flus", *b"vmop",
+    *b"ejec", *b"flus", *b"vmop", *b"dvrf",
 ];
 
 /// The response longs for `selector`, or `None` (→ `statusErr`). The selector is looked up
@@ -65,6 +67,11 @@ pub fn respond(selector: u32, i: &GestaltInfo) -> Option<[u32; 2]> {
         10 => [TRUE | if i.write_cache { 0x0001_0000 } else { 0 }, 0],
         // 'vmop': paging allowed, read and write.
         11 => [3, 0],
+        // 'dvrf': the device reference, for SCSI the DeviceIdent ($00 bus target LUN).
+        12 => [
+            (i.bus as u32) << 16 | (i.target as u32) << 8 | i.lun as u32,
+            0,
+        ],
         // 'sync', 'lpwr', 'dAPI': zero.
         _ => [0, 0],
     };
@@ -78,6 +85,7 @@ mod tests {
     const I: GestaltInfo = GestaltInfo {
         version: VERSION,
         removable: false,
+        bus: 0,
         target: 3,
         lun: 0,
         partition: 0,
@@ -89,7 +97,7 @@ mod tests {
     fn every_selector_system_7_5_asks() {
         for s in [
             b"vers", b"devt", b"intf", b"sync", b"boot", b"wide", b"purg", b"lpwr", b"dAPI",
-            b"ejec", b"flus", b"vmop",
+            b"ejec", b"flus", b"vmop", b"dvrf",
         ] {
             assert!(
                 respond(ostype(s), &I).is_some(),
@@ -104,5 +112,21 @@ mod tests {
         assert_eq!(respond(ostype(b"devt"), &I), Some([ostype(b"disk"), 0]));
         assert_eq!(respond(ostype(b"flus"), &I), Some([0x0101_0000, 0]));
         assert_eq!(respond(ostype(b"purg"), &I), Some([0, 0x1234]));
+        assert_eq!(respond(ostype(b"dvrf"), &I), Some([0x0000_0300, 0]));
+    }
+
+    #[test]
+    fn boot_and_dvrf_name_the_lun_and_dvrf_the_bus() {
+        let i = GestaltInfo {
+            bus: 1,
+            lun: 5,
+            partition: 3,
+            ..I
+        };
+        assert_eq!(
+            respond(ostype(b"boot"), &i),
+            Some([(3 << 3 | 5) << 24 | 3 << 16, 0])
+        );
+        assert_eq!(respond(ostype(b"dvrf"), &i), Some([0x0001_0305, 0]));
     }
 }

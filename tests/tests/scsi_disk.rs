@@ -378,6 +378,60 @@ fn unsupported_lun_gets_qualifier_3_and_25_00() {
 }
 
 #[test]
+fn a_disk_at_lun_1_answers_only_lun_1() {
+    let mut bus = bus_with(DiskTarget::in_memory(64, DiskConfig { lun: 1, ..cfg() }).unwrap());
+    let inquiry = [op::INQUIRY, 0, 0, 0, 36, 0];
+    let at = |bus: &mut ScsiBus, lun: u8, cdb: &[u8], max: usize| {
+        bus.execute(ID, lun, cdb, &[], max).unwrap()
+    };
+    // LUN 0 is not there: qualifier 3, and ILLEGAL REQUEST 25/00 for anything but INQUIRY
+    // and REQUEST SENSE — reads included, and no unit attention (that belongs to LUN 1).
+    let e = at(&mut bus, 0, &inquiry, 255);
+    assert_eq!((e.status, e.data_in[0]), (Some(status::GOOD), 0x7F));
+    let e = at(&mut bus, 0, &read10(0, 1), 512);
+    assert_eq!(
+        (e.status, e.data_in.len()),
+        (Some(status::CHECK_CONDITION), 0)
+    );
+    let e = at(&mut bus, 0, &[op::REQUEST_SENSE, 0, 0, 0, 18, 0], 255);
+    assert_eq!(
+        Sense::from_fixed(&e.data_in).unwrap().triple(),
+        (key::ILLEGAL_REQUEST, 0x25, 0)
+    );
+    // LUN 1 is the disk: its power-on unit attention, then data.
+    let e = at(&mut bus, 1, &inquiry, 255);
+    assert_eq!((e.status, e.data_in[0]), (Some(status::GOOD), 0x00));
+    let e = at(&mut bus, 1, &tur(), 0);
+    assert_eq!(e.status, Some(status::CHECK_CONDITION), "unit attention");
+    let e = at(&mut bus, 1, &read10(0, 1), 512);
+    assert_eq!((e.status, e.data_in.len()), (Some(status::GOOD), 512));
+    // With IDENTIFY the CDB's LUN field is ignored (SCSI-2): IDENTIFY 0 with CDB LUN 1 is
+    // LUN 0; without IDENTIFY the CDB field is the LUN.
+    let e = at(
+        &mut bus,
+        0,
+        &[op::READ_10, 0x20, 0, 0, 0, 0, 0, 0, 1, 0],
+        512,
+    );
+    assert_eq!(e.status, Some(status::CHECK_CONDITION));
+    bus.arbitrate().unwrap();
+    bus.select(ID, false, 0).unwrap();
+    bus.command(&[op::READ_10, 0x20, 0, 0, 0, 0, 0, 0, 1, 0])
+        .unwrap();
+    assert_eq!(bus.read(512).unwrap().len(), 512);
+    assert_eq!(bus.status().unwrap(), status::GOOD);
+    bus.message_in().unwrap();
+    let luns: Vec<u8> = bus.log().iter().map(|e| e.lun).collect();
+    assert_eq!(
+        luns,
+        [0, 0, 0, 1, 1, 1, 0, 1],
+        "the log names the LUN addressed"
+    );
+    // LUNs 0–7 only.
+    assert!(DiskTarget::in_memory(64, DiskConfig { lun: 8, ..cfg() }).is_err());
+}
+
+#[test]
 fn invalid_opcodes_and_cdb_fields() {
     let mut bus = ready(64, cfg());
     for opcode in [0x02u8, 0x05, 0x0B, 0x1D, 0x3B, 0xA8, 0xFF] {

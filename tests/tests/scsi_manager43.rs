@@ -845,6 +845,69 @@ fn bus_inquiry_and_get_virtual_id_info() {
 
 #[test]
 #[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn the_virtual_bus_as_bus_1_leaves_bus_0_empty() {
+    for cpu in CPUS {
+        let mut m = machine_with(
+            cpu,
+            ScsiManagerConfig {
+                timing: CompletionTiming::BusTime,
+                bus_number: 1,
+                ..ScsiManagerConfig::default()
+            },
+        );
+        let buf = alloc(&mut m, BLOCK as u32);
+        let read = |m: &mut Machine, device: u32| {
+            let pb = exec_pb(
+                m,
+                0,
+                DIR_IN | SIMQ_NO_FREEZE,
+                &read10(0, 1),
+                buf,
+                BLOCK as u32,
+            );
+            m.write_u32(pb + DEVICE, device);
+            (exec(m, pb), m.read_u32(pb + DATA_RESIDUAL))
+        };
+        // Target 0 of bus 0: nobody there, the 250 ms selection timeout, nothing on the bus.
+        let c0 = m.emulated_cycles();
+        assert_eq!(
+            read(&mut m, 0x0000_0000),
+            (SELECT_TIMEOUT, BLOCK as u32),
+            "{cpu}"
+        );
+        assert!(
+            m.emulated_cycles() - c0 >= u64::from(m.clock_hz()) / 4,
+            "{cpu}: selection time"
+        );
+        assert!(scsi_manager::bus(&mut m).log().is_empty(), "{cpu}");
+        // Target 0 of bus 1 is the disk; bus 2 does not exist.
+        assert_eq!(read(&mut m, 0x0001_0000), (NO_ERR, 0), "{cpu}");
+        assert_eq!(scsi_manager::bus(&mut m).log().len(), 1, "{cpu}");
+        assert_eq!(read(&mut m, 0x0002_0000).0, BUS_INVALID, "{cpu}");
+        // SCSIBusInquiry names bus 1 the highest; the old API's IDs map to it.
+        for bus in [0u32, 1, 0xFF] {
+            let pb = small_pb(&mut m, 0x03, 172, bus << 16);
+            assert_eq!(exec(&mut m, pb), NO_ERR, "{cpu} bus {bus}");
+            assert_eq!(m.read_u8(pb + 68), 1, "{cpu}: scsiHiBusID");
+        }
+        let pb = small_pb(&mut m, 0x03, 172, 2 << 16);
+        assert_eq!(exec(&mut m, pb), BUS_INVALID, "{cpu}");
+        let pb = small_pb(&mut m, 0x80, 40, 0xFFFF_FFFF);
+        m.write_u16(pb + 36, 0);
+        assert_eq!(exec(&mut m, pb), NO_ERR);
+        assert_eq!(
+            (m.read_u32(pb + DEVICE), m.read_u8(pb + 38)),
+            (0x0001_0000, 1),
+            "{cpu}: ID 0 is bus 1, target 0, and exists"
+        );
+        // SCSIResetDevice of target 0 on bus 0: nobody answers.
+        let pb = small_pb(&mut m, 0x12, 36, 0);
+        assert_eq!(exec(&mut m, pb), SELECT_TIMEOUT, "{cpu}");
+    }
+}
+
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
 fn refnum_xrefs_create_lookup_remove() {
     for cpu in CPUS {
         let mut m = machine(cpu);

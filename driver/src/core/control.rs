@@ -193,6 +193,7 @@ pub(super) fn status_call(pb_addr: u32, dce_addr: u32) -> i16 {
                 partition,
                 version: gestalt::VERSION,
                 removable: g.removable != 0,
+                bus: g.bus,
                 target: g.target,
                 lun: g.lun,
                 write_cache: g.write_cache_on != 0,

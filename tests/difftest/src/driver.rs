@@ -394,13 +394,14 @@ pub fn cache(r: &mut Rng, t: &mut Trace) {
 
 /// DriverGestalt answers for the selectors asked and others.
 pub fn gestalt(r: &mut Rng, t: &mut Trace) {
-    const SELECTORS: [&[u8; 4]; 14] = [
+    const SELECTORS: [&[u8; 4]; 15] = [
         b"vers", b"devt", b"intf", b"sync", b"boot", b"wide", b"purg", b"lpwr", b"dAPI", b"ejec",
-        b"flus", b"vmop", b"xxxx", b"VERS",
+        b"flus", b"vmop", b"dvrf", b"xxxx", b"VERS",
     ];
     let info = GestaltInfo {
         version: if r.bool() { VERSION } else { r.u32() },
         removable: r.bool(),
+        bus: r.u8(),
         target: r.u8(),
         lun: r.u8(),
         partition: r.u8(),
@@ -409,6 +410,7 @@ pub fn gestalt(r: &mut Rng, t: &mut Trace) {
     };
     t.u32(info.version);
     t.bool(info.removable);
+    t.u8(info.bus);
     t.u8(info.target);
     t.u8(info.lun);
     t.u8(info.partition);

@@ -2,7 +2,10 @@
 //!
 //! Phase order of one command (SCSI-2): BUS FREE → ARBITRATION → SELECTION (with or without
 //! ATN; with ATN the initiator sends IDENTIFY, which carries the LUN) → COMMAND → DATA IN or
-//! DATA OUT (or none) → STATUS → MESSAGE IN (COMMAND COMPLETE) → BUS FREE. Every method
+//! DATA OUT (or none) → STATUS → MESSAGE IN (COMMAND COMPLETE) → BUS FREE. The command goes
+//! to the logical unit the IDENTIFY message named; without IDENTIFY, to the one in the CDB's
+//! LUN field (byte 1 bits 7–5, SCSI-1 style), which SCSI-2 has the target ignore once
+//! IDENTIFY was sent. Every method
 //! checks that the bus is in the phase it needs and refuses otherwise with a [`PhaseError`],
 //! so a SCSI Manager model built on it cannot skip a phase by accident.
 //!
@@ -11,6 +14,7 @@
 //! ([`super::ScsiTarget::busy_ns`]). Models of time here are deliberately simple and
 //! configurable; they feed benchmarks, not correctness.
 
+use super::disk::cdb::cdb_lun;
 use super::target::{DataPhase, ScsiTarget};
 
 /// The Mac's own ID on the bus.
@@ -67,6 +71,7 @@ impl std::fmt::Display for PhaseError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogEntry {
     pub id: u8,
+    /// The logical unit the command addressed (IDENTIFY's, else the CDB's LUN field).
     pub lun: u8,
     pub cdb: Vec<u8>,
     /// Bytes the target offered in DATA IN / bytes it asked for in DATA OUT.
@@ -100,7 +105,10 @@ pub struct Exec {
 
 struct Current {
     id: u8,
+    /// The IDENTIFY LUN at selection; at COMMAND, the LUN the command addresses.
     lun: u8,
+    /// Selection was with ATN and an IDENTIFY message.
+    identify: bool,
     cdb: Vec<u8>,
     data_in: Vec<u8>,
     in_pos: usize,
@@ -263,6 +271,7 @@ impl ScsiBus {
         self.cur = Some(Current {
             id,
             lun: if atn { lun } else { 0 },
+            identify: atn,
             cdb: Vec::new(),
             data_in: Vec::new(),
             in_pos: 0,
@@ -287,6 +296,9 @@ impl ScsiBus {
             .as_mut()
             .expect("a command phase has a current command");
         cur.cdb = cdb.to_vec();
+        if !cur.identify {
+            cur.lun = cdb_lun(cdb);
+        }
         let lun = cur.lun;
         let phase = self.targets[id as usize]
             .as_mut()

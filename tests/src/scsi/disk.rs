@@ -27,8 +27,11 @@
 //!   [`DiskConfig::background_writeback_blocks`] oldest dirty blocks (default 0: nothing is
 //!   written back until a flush, eviction or STOP — the most data at risk on power loss).
 //! * Reads served from the write cache never report medium errors.
-//! * LUN: the IDENTIFY LUN if non-zero, else the CDB's LUN field (byte 1 bits 7–5) — the
-//!   trait does not say whether IDENTIFY was sent.
+//! * LUN: the disk is one logical unit, [`DiskConfig::lun`] (0 unless configured); the bus
+//!   says which LUN a command addresses (IDENTIFY's, else the CDB's LUN field). Any other
+//!   LUN answers as SCSI-2 has a target answer for a logical unit it does not have: INQUIRY
+//!   with peripheral qualifier 3 / type 1Fh, REQUEST SENSE with 05/25/00, anything else
+//!   CHECK CONDITION (05/25/00).
 //! * A bus reset keeps dirty cached data (the drive keeps writing it); current mode values
 //!   revert to the saved ones (turning WCE off flushes). Power loss drops the cache.
 //! * LoEj on a non-removable disk → 05/24/00. Load (LoEj = 1, Start = 1) with no medium →
@@ -109,6 +112,8 @@ pub struct DiskConfig {
     pub background_writeback_blocks: u32,
     /// Timing model.
     pub timing: TimingConfig,
+    /// The logical unit number the disk answers on (0–7); the target has no other LUN.
+    pub lun: u8,
 }
 
 impl Default for DiskConfig {
@@ -133,6 +138,7 @@ impl Default for DiskConfig {
             reassign_max_lbas: 1,
             background_writeback_blocks: 0,
             timing: TimingConfig::default(),
+            lun: 0,
         }
     }
 }
@@ -172,6 +178,9 @@ impl DiskConfig {
                 "device type {:#x} > 1Fh",
                 self.device_type
             )));
+        }
+        if self.lun > 7 {
+            return Err(invalid(format!("LUN {}: 0–7", self.lun)));
         }
         Ok(())
     }
@@ -258,7 +267,7 @@ pub struct DiskTarget {
     pages: ModePages,
     cache: WriteCache,
     head: Head,
-    /// Pending sense of LUN 0 (kept until the next command).
+    /// Pending sense of the disk's LUN (kept until the next command).
     sense: Option<Sense>,
     /// Pending unit attentions, reported one per command.
     unit_attention: VecDeque<Sense>,
@@ -863,7 +872,7 @@ impl DiskTarget {
         DataPhase::In(v)
     }
 
-    /// A command to a LUN other than 0.
+    /// A command to a LUN other than the disk's.
     fn other_lun(&mut self, cdb: &[u8]) -> DataPhase {
         let not_supported = Sense::illegal(asc::LUN_NOT_SUPPORTED);
         match cdb::parse(cdb) {
@@ -888,7 +897,7 @@ impl DiskTarget {
         }
     }
 
-    fn lun0(&mut self, cdb: &[u8]) -> DataPhase {
+    fn own_lun(&mut self, cdb: &[u8]) -> DataPhase {
         // Any command clears the pending sense; REQUEST SENSE returns it first.
         let prior = self.sense.take();
         let opcode = cdb.first().copied();
@@ -1373,11 +1382,10 @@ impl ScsiTarget for DiskTarget {
             let saved = (self.faults.not_ready, self.faults.short_data);
             self.faults.not_ready = 0;
             self.faults.short_data = 0;
-            let lun = if lun != 0 { lun } else { cdb::cdb_lun(cdb) };
-            let phase = if lun != 0 {
+            let phase = if lun != self.cfg.lun {
                 self.other_lun(cdb)
             } else {
-                self.lun0(cdb)
+                self.own_lun(cdb)
             };
             (self.faults.not_ready, self.faults.short_data) = saved;
             if let DataPhase::Out(n) = phase {
@@ -1414,11 +1422,10 @@ impl ScsiTarget for DiskTarget {
             self.status = status::BUSY;
             return DataPhase::None;
         }
-        let lun = if lun != 0 { lun } else { cdb::cdb_lun(cdb) };
-        let mut phase = if lun != 0 {
+        let mut phase = if lun != self.cfg.lun {
             self.other_lun(cdb)
         } else {
-            self.lun0(cdb)
+            self.own_lun(cdb)
         };
         let short = self.faults.short_data > 0;
         match &mut phase {

@@ -43,8 +43,8 @@ pub trait ScsiTarget: Send + Any {
     fn selectable(&mut self) -> bool {
         true
     }
-    /// The CDB of a new command arrived (LUN from the IDENTIFY message, or 0). Decide the
-    /// data phase.
+    /// The CDB of a new command arrived for logical unit `lun` (the IDENTIFY message's, or
+    /// without IDENTIFY the CDB's LUN field). Decide the data phase.
     fn command(&mut self, lun: u8, cdb: &[u8]) -> DataPhase;
     /// The data-out bytes the initiator sent; fewer than asked if it stopped early.
     fn data_out(&mut self, data: &[u8]);

@@ -1,7 +1,8 @@
 //! Both SCSI Managers of the emulated Mac, on one virtual bus ([`crate::scsi::ScsiBus`]).
 //!
 //! * [`v43`]: SCSI Manager 4.3, `_SCSIAtomic` ($A089) with D0 = 1 (`SCSIAction`): the XPT and
-//!   one SIM for bus 0 (mac-facts §6).
+//!   one SIM for the virtual bus, bus 0 unless [`ScsiManagerConfig::bus_number`] says
+//!   otherwise (mac-facts §6).
 //! * [`original`]: the original SCSI Manager, `_SCSIDispatch` ($A815), phase by phase
 //!   (mac-facts §7).
 //! * [`tib`]: the transfer-instruction-block interpreter both use (mac-facts §7.2).
@@ -58,6 +59,12 @@ pub struct ScsiManagerConfig {
     /// Whether `SCSIGet` at interrupt level finds the bus held by interrupted mainline code
     /// (see [`original::BusyAtInterrupt`]); default seeded.
     pub busy_at_interrupt: original::BusyAtInterrupt,
+    /// SCSI Manager 4.3's number for the virtual bus (default 0). Buses 0 up to it exist and
+    /// the ones below it are empty: a request there ends with `scsiSelectTimeoutErr`, as on a
+    /// Mac whose disk sits on a second bus (a Quadra 900/950's other chain, a SCSI card) while
+    /// the first has nothing on it. `SCSIBusInquiry` answers it as `scsiHiBusID`;
+    /// `SCSIGetVirtualIDInfo` maps the old API's IDs to it.
+    pub bus_number: u8,
 }
 
 /// When SCSI Manager 4.3 completes an `SCSIExecIO` that has started on the bus.
@@ -86,6 +93,7 @@ impl Default for ScsiManagerConfig {
             timing: CompletionTiming::Seeded,
             seed,
             busy_at_interrupt: original::BusyAtInterrupt::Seeded,
+            bus_number: 0,
         }
     }
 }
@@ -201,6 +209,11 @@ pub fn clear_calls(m: &mut Machine) {
     state(m).calls.clear();
 }
 
+/// SCSI Manager 4.3's number for the virtual bus ([`ScsiManagerConfig::bus_number`]).
+pub fn bus_number(m: &mut Machine) -> u8 {
+    state(m).config.bus_number
+}
+
 /// Whether SCSI Manager 4.3 was installed.
 pub fn v43_present(m: &mut Machine) -> bool {
     state(m).config.v43_present
@@ -250,7 +263,7 @@ pub enum ArrivalXrefs {
     /// driver that never registers is invisible to `SCSILookupRefNumXref` clients).
     None,
     /// A cross-reference for every driver in unit-table entries 32–38 (ID n → refNum
-    /// `~(32+n)`, bus 0, LUN 0), as a 4.3 ROM is believed to make for the old-style drivers
+    /// `~(32+n)`, the virtual bus, LUN 0), as a 4.3 ROM is believed to make for the old-style drivers
     /// it loads: a driver's own `SCSICreateRefNumXref` then gets `scsiDeviceConflict`.
     ForInstalledDrivers,
 }
@@ -269,6 +282,7 @@ pub fn arrive_v43(m: &mut Machine, xrefs: ArrivalXrefs) {
     v43::install(m);
     m.set_gestalt(crate::os_utils::ostype(b"scsi"), Some(GESTALT_ASYNC_SCSI));
     if xrefs == ArrivalXrefs::ForInstalledDrivers {
+        let bus = state(m).config.bus_number as u32;
         let table = m.read_u32(crate::lowmem::UTABLE_BASE);
         let count = m.read_u16(crate::lowmem::UNIT_NTRY_CNT) as u32;
         for id in 0..7u32 {
@@ -277,7 +291,7 @@ pub fn arrive_v43(m: &mut Machine, xrefs: ArrivalXrefs) {
                 state(m)
                     .sim
                     .xrefs
-                    .entry(id << 8)
+                    .entry(bus << 16 | id << 8)
                     .or_insert((!(unit as i16), 0));
             }
         }

@@ -1,6 +1,8 @@
 //! SCSI Manager 4.3: `_SCSIAtomic` ($A089) with D0 = 1 (`SCSIAction`) and A0 = parameter
-//! block; the result in D0 and `scsiResult` (mac-facts §6). One SIM drives bus 0, the virtual bus
-//! of [`super::ScsiState`]; bus `$FF` is the XPT (for `SCSIBusInquiry`).
+//! block; the result in D0 and `scsiResult` (mac-facts §6). One SIM drives the virtual bus of
+//! [`super::ScsiState`], numbered [`super::ScsiManagerConfig::bus_number`] (0 by default); the
+//! buses numbered below it are empty (every selection there times out); bus `$FF` is the XPT
+//! (for `SCSIBusInquiry`).
 //!
 //! # Functions
 //! `SCSINop` 0, `SCSIExecIO` 1, `SCSIBusInquiry` 3, `SCSIReleaseQ` 4, `SCSIAbortCommand` $10,
@@ -11,8 +13,9 @@
 //!
 //! # Validation (in this order; the first failure is the result, nothing is queued)
 //! `qLink` ≠ 0 → `scsiQLinkInvalid`; unknown function → `scsiFunctionNotAvailable`;
-//! `scsiPBLength` below the function's PB size → `scsiPBLengthError`; bus not 0 (`$FF` is also
-//! accepted by `SCSIBusInquiry`) or `diReserved` ≠ 0 → `scsiBusInvalid`; target ≥ 7 →
+//! `scsiPBLength` below the function's PB size → `scsiPBLengthError`; a bus above the virtual
+//! bus's number (`$FF` is also accepted by `SCSIBusInquiry`) or `diReserved` ≠ 0 →
+//! `scsiBusInvalid`; target ≥ 7 →
 //! `scsiTIDInvalid`; LUN > 7 → `scsiLUNInvalid`. `SCSIExecIO` then: CDB length not 1..16 →
 //! `scsiCDBLengthInvalid`; direction bits 00 (reserved) → `scsiRequestInvalid`; data type
 //! not buffer/TIB/S-G → `scsiDataTypeInvalid`; transfer type not blind/polled →
@@ -256,9 +259,15 @@ pub const DATA_TYPES_SUPPORTED: u32 =
 /// `scsiSIMVendor` string.
 pub const SIM_VENDOR: &[u8; 16] = b"Ferrite emu SIM\0";
 
+/// Bus time of a selection on an empty bus: the selection timeout (as on the virtual bus).
+const EMPTY_BUS_SELECTION_NS: u64 = 250_000_000;
+
 /// A request in the SIM.
 pub(crate) struct Request {
     pb: u32,
+    /// The request's bus: the virtual bus ([`super::ScsiManagerConfig::bus_number`]) or one
+    /// of the empty buses below it.
+    bus: u8,
     id: u8,
     lun: u8,
     flags: u32,
@@ -312,7 +321,8 @@ struct Active {
 pub(crate) struct Sim {
     queue: VecDeque<Request>,
     active: Option<Active>,
-    frozen: BTreeSet<(u8, u8)>,
+    /// Frozen queues, by (bus, target, LUN).
+    frozen: BTreeSet<(u8, u8, u8)>,
     pub(crate) xrefs: BTreeMap<u32, (i16, u16)>,
     /// Host routines of the completion glue: (entry, return).
     glue: Option<(u32, u32)>,
@@ -337,9 +347,11 @@ impl Sim {
     }
 }
 
-/// Whether a request for `(id, lun)` is held because that LUN's queue is frozen.
+/// Whether a request for `(id, lun)` of the virtual bus is held because that LUN's queue is
+/// frozen.
 pub fn is_frozen(m: &mut Machine, id: u8, lun: u8) -> bool {
-    state(m).sim.frozen.contains(&(id, lun))
+    let bus = state(m).config.bus_number;
+    state(m).sim.frozen.contains(&(bus, id, lun))
 }
 
 /// PBs queued in the SIM (not yet on the bus), in order.
@@ -438,17 +450,19 @@ fn pb_size(function: u8) -> Option<u16> {
     })
 }
 
-/// Check `scsiDevice`: `Ok((target, lun))` or the error.
-fn check_device(m: &Machine, pb: u32, allow_xpt: bool) -> Result<(u8, u8), i16> {
+/// Check `scsiDevice`: `Ok((bus, target, lun))` or the error. Buses 0 to the virtual bus's
+/// number exist ([`super::ScsiManagerConfig::bus_number`]).
+fn check_device(m: &mut Machine, pb: u32, allow_xpt: bool) -> Result<(u8, u8, u8), i16> {
     let reserved = m.read_u8(pb + SCSI_DEVICE);
     let bus = m.read_u8(pb + SCSI_DEVICE + 1);
     let target = m.read_u8(pb + SCSI_DEVICE + 2);
     let lun = m.read_u8(pb + SCSI_DEVICE + 3);
-    if reserved != 0 || !(bus == 0 || (allow_xpt && bus == 0xFF)) {
+    let hi_bus = state(m).config.bus_number;
+    if reserved != 0 || !(bus <= hi_bus || (allow_xpt && bus == 0xFF)) {
         return Err(SCSI_BUS_INVALID);
     }
     if bus == 0xFF {
-        return Ok((0xFF, 0));
+        return Ok((0xFF, 0xFF, 0));
     }
     if target >= 7 {
         return Err(SCSI_TID_INVALID);
@@ -456,7 +470,7 @@ fn check_device(m: &Machine, pb: u32, allow_xpt: bool) -> Result<(u8, u8), i16> 
     if lun > 7 {
         return Err(SCSI_LUN_INVALID);
     }
-    Ok((target, lun))
+    Ok((bus, target, lun))
 }
 
 fn action(m: &mut Machine, pb: u32, function: u8) -> Result<Done, Fault> {
@@ -476,7 +490,7 @@ fn action(m: &mut Machine, pb: u32, function: u8) -> Result<Done, Fault> {
             format!("must be {size} bytes of RAM"),
         ));
     }
-    let dev = |m: &Machine, xpt| check_device(m, pb, xpt);
+    let dev = |m: &mut Machine, xpt| check_device(m, pb, xpt);
     let r = match function {
         SCSI_NOP => NO_ERR,
         SCSI_EXEC_IO => return exec_io(m, pb),
@@ -527,6 +541,8 @@ fn action(m: &mut Machine, pb: u32, function: u8) -> Result<Done, Fault> {
         }
         SCSI_RESET_BUS => match dev(m, false) {
             Err(e) => e,
+            // An empty bus: nothing on it to reset.
+            Ok((bus, _, _)) if bus != state(m).config.bus_number => NO_ERR,
             Ok(_) => {
                 state(m).bus.reset();
                 fail_all_for_reset(m);
@@ -535,7 +551,8 @@ fn action(m: &mut Machine, pb: u32, function: u8) -> Result<Done, Fault> {
         },
         SCSI_RESET_DEVICE => match dev(m, false) {
             Err(e) => e,
-            Ok((id, _)) => {
+            Ok((bus, _, _)) if bus != state(m).config.bus_number => SCSI_SELECT_TIMEOUT_ERR,
+            Ok((_, id, _)) => {
                 let st = state(m);
                 match st.bus.target_mut(id) {
                     Some(t) => {
@@ -556,7 +573,8 @@ fn action(m: &mut Machine, pb: u32, function: u8) -> Result<Done, Fault> {
                 SCSI_TID_INVALID
             } else {
                 let exists = state(m).bus.target(id as u8).is_some();
-                m.write_u32(pb + SCSI_DEVICE, id as u32 * 0x100);
+                let bus = state(m).config.bus_number as u32;
+                m.write_u32(pb + SCSI_DEVICE, bus << 16 | (id as u32) << 8);
                 m.write_u8(pb + SCSI_EXISTS, if exists { 1 } else { 0 });
                 NO_ERR
             }
@@ -630,7 +648,8 @@ fn bus_inquiry(m: &mut Machine, pb: u32) -> i16 {
     m.write_u32(pb + SCSI_FEATURE_FLAGS, 0);
     m.write_u8(pb + SCSI_VERSION_NUMBER, 1);
     m.write_u8(pb + SCSI_HBA_INQUIRY, 0);
-    m.write_u8(pb + SCSI_HI_BUS_ID, 0);
+    let hi_bus = state(m).config.bus_number;
+    m.write_u8(pb + SCSI_HI_BUS_ID, hi_bus);
     m.write_u8(pb + SCSI_INITIATOR_ID, crate::scsi::bus::INITIATOR_ID);
     m.write_u32(pb + SCSI_FLAGS_SUPPORTED, FLAGS_SUPPORTED);
     m.write_u16(pb + SCSI_IO_FLAGS_SUPPORTED, SCSI_DISABLE_SELECT_W_ATN);
@@ -694,7 +713,7 @@ fn segments(
 }
 
 fn exec_io(m: &mut Machine, pb: u32) -> Result<Done, Fault> {
-    let (id, lun) = match check_device(m, pb, false) {
+    let (bus, id, lun) = match check_device(m, pb, false) {
         Ok(d) => d,
         Err(e) => return Ok(Done::Now(e)),
     };
@@ -768,7 +787,7 @@ fn exec_io(m: &mut Machine, pb: u32) -> Result<Done, Fault> {
         if bus_held {
             return Ok(Done::Now(SCSI_BUSY));
         }
-        if state(m).sim.frozen.contains(&(id, lun)) {
+        if state(m).sim.frozen.contains(&(bus, id, lun)) {
             return Err(Fault::misuse(
                 SCSI_ATOMIC,
                 format!(
@@ -801,6 +820,7 @@ fn exec_io(m: &mut Machine, pb: u32) -> Result<Done, Fault> {
     }
     let req = Request {
         pb,
+        bus,
         id,
         lun,
         flags,
@@ -885,7 +905,7 @@ fn kick_from(m: &mut Machine, issuing: Option<u32>) -> Result<(), Fault> {
         .sim
         .queue
         .iter()
-        .find(|r| !st.sim.frozen.contains(&(r.id, r.lun)))
+        .find(|r| !st.sim.frozen.contains(&(r.bus, r.id, r.lun)))
         .map(|r| r.pb)
     else {
         return Ok(());
@@ -1072,7 +1092,7 @@ fn finish(m: &mut Machine, req: Request, mut o: Outcome, data_in: DataIn) -> Res
     let freeze =
         (failed && req.flags & SCSI_SIMQ_NO_FREEZE == 0) || req.flags & SCSI_SIMQ_FREEZE != 0;
     if freeze {
-        state(m).sim.frozen.insert((req.id, req.lun));
+        state(m).sim.frozen.insert((req.bus, req.id, req.lun));
         o.result_flags |= SCSI_SIMQ_FROZEN;
     }
     m.write_u16(pb + SCSI_RESULT_FLAGS, o.result_flags);
@@ -1180,6 +1200,12 @@ fn run_exec_bus(
     let mut o = Outcome::default();
 
     let atn = io_flags & SCSI_DISABLE_SELECT_W_ATN == 0;
+    if req.bus != state(m).config.bus_number {
+        // An empty bus: nobody answers the selection (the 250 ms selection timeout).
+        o.result = SCSI_SELECT_TIMEOUT_ERR;
+        o.data_residual = len;
+        return Ok((o, Vec::new(), EMPTY_BUS_SELECTION_NS, 0, blind));
+    }
     {
         let bus = &mut state(m).bus;
         bus.arbitrate().expect("the SIM starts only on a free bus");

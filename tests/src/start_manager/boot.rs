@@ -10,7 +10,10 @@
 //!    system heap, flush the instruction cache, set the ID's bit in `SCSIDrvrs` ($B2E), and
 //!    `JSR` to it from the ROM ([`super::rom_model`]: the return address lies in the ROM's
 //!    address range): +0 with D5 = SCSI ID and A0 → a copy of the driver's map entry, or
-//!    (4.3 ROM, `Apple_Driver43`) +8 with D5 = DeviceIdent. Every other register is poisoned
+//!    (4.3 ROM, `Apple_Driver43`) +8 with D5 = DeviceIdent (`$00 bus target LUN`: the bus is
+//!    SCSI Manager 4.3's number for the virtual bus, [`scsi_manager::bus_number`]; the LUN
+//!    is 0 unless [`BootConfig::scan_luns`] makes the 4.3 ROM look at more LUNs of each
+//!    target). Every other register is poisoned
 //!    ([`super::install_registers`]). While drivers load, the system heap is limited to the
 //!    ROM model's boot-time size; it gets its full size back once every driver is loaded (the
 //!    boot blocks and the System file size it later).
@@ -80,6 +83,12 @@ pub struct BootConfig {
     /// [`RomGeneration::Quadra`]: what 4.3 does with the drivers already installed (default:
     /// drawn with the seed; no public source settles it).
     pub extension_xrefs: scsi_manager::ArrivalXrefs,
+    /// [`RomGeneration::ScsiManager43`]: how many LUNs of each target the scan reads, from
+    /// LUN 0 up (1–8; default 1, LUN 0 only, which is what a 4.3 ROM is believed to do — no
+    /// public source says; IM Devices ch. 4 passes the LUN in the DeviceIdent, so a ROM or
+    /// SIM that boots a disk at another LUN enters its driver with that LUN in D5). The
+    /// other ROMs read LUN 0 only: their +0 entry gets a SCSI ID and nothing else.
+    pub scan_luns: u8,
 }
 
 /// When SCSI Manager 4.3 arrives on the [`RomGeneration::Quadra`] model. The extension is a
@@ -126,6 +135,7 @@ impl BootConfig {
             register_seed: seed,
             extension_arrival,
             extension_xrefs,
+            scan_luns: 1,
         }
     }
 }
@@ -144,6 +154,8 @@ pub enum ScanOutcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadedDriver {
     pub id: u8,
+    /// The LUN the driver was loaded from (0 unless [`BootConfig::scan_luns`] > 1).
+    pub lun: u8,
     pub choice: DriverChoice,
     /// Where the image was loaded, and the entry called.
     pub address: u32,
@@ -195,9 +207,9 @@ impl BootReport {
     }
 }
 
-/// Read `n` blocks at `lba` from target `id` as the ROM does: READ(6) where it fits, else
-/// READ(10); one retry on CHECK CONDITION or BUSY.
-pub fn rom_read(bus: &mut ScsiBus, id: u8, lba: u32, n: u32) -> Result<Vec<u8>, String> {
+/// Read `n` blocks at `lba` from target `id`, logical unit `lun` (named by IDENTIFY), as the
+/// ROM does: READ(6) where it fits, else READ(10); one retry on CHECK CONDITION or BUSY.
+pub fn rom_read(bus: &mut ScsiBus, id: u8, lun: u8, lba: u32, n: u32) -> Result<Vec<u8>, String> {
     let cdb: Vec<u8> = if lba < 1 << 21 && (1..=255).contains(&n) {
         vec![
             0x08,
@@ -216,7 +228,7 @@ pub fn rom_read(bus: &mut ScsiBus, id: u8, lba: u32, n: u32) -> Result<Vec<u8>, 
     let want = n as usize * 512;
     let mut last = String::new();
     for _attempt in 0..2 {
-        match bus.execute(id, 0, &cdb, &[], want) {
+        match bus.execute(id, lun, &cdb, &[], want) {
             Err(SelectError::Timeout) => return Err("selection timeout".into()),
             Err(e) => return Err(format!("{e:?}")),
             Ok(e) => match e.status {
@@ -292,39 +304,14 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
             .map_err(|e| RunError::setup(m.model(), format!("{}: {e}", rom_model.name)))?;
     }
     m.set_sys_evt_mask(0);
+    let luns = match cfg.rom {
+        RomGeneration::ScsiManager43 => cfg.scan_luns.clamp(1, 8),
+        _ => 1,
+    };
     for id in (0..=6u8).rev() {
-        if !scsi_manager::bus(m).ids().contains(&id) {
-            // A real ROM sees a selection timeout here; keep the scan cheap and say so.
-            report.scan.push((id, ScanOutcome::NoDevice));
-            continue;
+        for lun in 0..luns {
+            scan_target(m, cfg, &rom_model, id, lun, &mut report)?;
         }
-        let verdict = {
-            let bus = scsi_manager::bus(m);
-            examine_disk(cfg.rom, &cfg.checks, &mut |lba, n| {
-                rom_read(bus, id, lba, n)
-            })
-        };
-        let (choice, image) = match verdict {
-            Verdict::Skip(SkipReason::ReadFailed(e)) if e == "selection timeout" => {
-                report.scan.push((id, ScanOutcome::NoDevice));
-                continue;
-            }
-            Verdict::Skip(r) => {
-                report.scan.push((id, ScanOutcome::Skipped(r)));
-                continue;
-            }
-            Verdict::Load { driver, image } => (driver, image),
-        };
-        let outcome = load_and_call(m, cfg, &rom_model, id, choice, &image)?;
-        if let ScanOutcome::Loaded(d) = &outcome
-            && d.choice.entry == DriverEntry::Scsi43
-            && d.ref_num.is_none()
-        {
-            report.warnings.push(format!(
-                "the driver for ID {id} was entered at +8 (SCSI Manager 4.3) but registered no refNum cross-reference (SCSICreateRefNumXref); what a real 4.3 ROM does then is not documented: the model keeps the driver"
-            ));
-        }
-        report.scan.push((id, outcome));
     }
     report.boot_heap_free = m.memory_manager().free_mem(ZoneId::System);
     {
@@ -393,6 +380,55 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
     Ok(report)
 }
 
+/// Scan logical unit `lun` of target `id`: read its block 0 and map, load and call its
+/// driver, and record the outcome (at LUN 0 always; at another LUN only when a disk answers
+/// there — a LUN the target does not have fails the reads, as no disk).
+fn scan_target(
+    m: &mut Machine,
+    cfg: &BootConfig,
+    rom_model: &RomModel,
+    id: u8,
+    lun: u8,
+    report: &mut BootReport,
+) -> Result<(), RunError> {
+    if !scsi_manager::bus(m).ids().contains(&id) {
+        // A real ROM sees a selection timeout here; keep the scan cheap and say so.
+        if lun == 0 {
+            report.scan.push((id, ScanOutcome::NoDevice));
+        }
+        return Ok(());
+    }
+    let verdict = {
+        let bus = scsi_manager::bus(m);
+        examine_disk(cfg.rom, &cfg.checks, &mut |lba, n| {
+            rom_read(bus, id, lun, lba, n)
+        })
+    };
+    let (choice, image) = match verdict {
+        Verdict::Skip(SkipReason::ReadFailed(_)) if lun != 0 => return Ok(()),
+        Verdict::Skip(SkipReason::ReadFailed(e)) if e == "selection timeout" => {
+            report.scan.push((id, ScanOutcome::NoDevice));
+            return Ok(());
+        }
+        Verdict::Skip(r) => {
+            report.scan.push((id, ScanOutcome::Skipped(r)));
+            return Ok(());
+        }
+        Verdict::Load { driver, image } => (driver, image),
+    };
+    let outcome = load_and_call(m, cfg, rom_model, id, lun, choice, &image)?;
+    if let ScanOutcome::Loaded(d) = &outcome
+        && d.choice.entry == DriverEntry::Scsi43
+        && d.ref_num.is_none()
+    {
+        report.warnings.push(format!(
+            "the driver for ID {id} was entered at +8 (SCSI Manager 4.3) but registered no refNum cross-reference (SCSICreateRefNumXref); what a real 4.3 ROM does then is not documented: the model keeps the driver"
+        ));
+    }
+    report.scan.push((id, outcome));
+    Ok(())
+}
+
 /// [`RomGeneration::Quadra`]: SCSI Manager 4.3 arrives, then the system keeps running.
 fn extension_arrives(
     m: &mut Machine,
@@ -433,6 +469,7 @@ fn load_and_call(
     cfg: &BootConfig,
     rom_model: &RomModel,
     id: u8,
+    lun: u8,
     choice: DriverChoice,
     image: &[u8],
 ) -> Result<ScanOutcome, RunError> {
@@ -456,16 +493,19 @@ fn load_and_call(
     m.write_u16(SCSI_DRVRS, bits | 1 << id);
     let d5 = match choice.entry {
         DriverEntry::Original => id as u32,
-        // DeviceIdent: diReserved 0, bus 0, target id, LUN 0.
-        DriverEntry::Scsi43 => (id as u32) << 8,
+        // DeviceIdent: diReserved 0, the virtual bus's number, target id, the LUN.
+        DriverEntry::Scsi43 => {
+            (scsi_manager::bus_number(m) as u32) << 16 | (id as u32) << 8 | lun as u32
+        }
     };
     let entry_address = address + choice.entry.offset();
     // The original loader's frame holds a copy of the driver's map entry; A0 points at it.
     let frame: Vec<u32> = match choice.entry {
         DriverEntry::Original => {
-            let entry = rom_read(scsi_manager::bus(m), id, choice.map_block, 1).map_err(|e| {
-                RunError::setup(m.model(), format!("re-reading the map entry: {e}"))
-            })?;
+            let entry =
+                rom_read(scsi_manager::bus(m), id, lun, choice.map_block, 1).map_err(|e| {
+                    RunError::setup(m.model(), format!("re-reading the map entry: {e}"))
+                })?;
             entry
                 .chunks(4)
                 .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
@@ -501,6 +541,7 @@ fn load_and_call(
     };
     let loaded = LoadedDriver {
         id,
+        lun,
         choice,
         address,
         entry_address,
@@ -549,7 +590,8 @@ impl fmt::Display for BootReport {
                 ScanOutcome::Failed(r) => writeln!(f, "  ID {id}: FAILED — {r}")?,
                 ScanOutcome::Loaded(d) => writeln!(
                     f,
-                    "  ID {id}: loaded \"{}\" ({}) from block {}, {} bytes at ${:08X}, entry +{} with D5=${:08X}, refNum {}, {} instructions",
+                    "  ID {id} LUN {}: loaded \"{}\" ({}) from block {}, {} bytes at ${:08X}, entry +{} with D5=${:08X}, refNum {}, {} instructions",
+                    d.lun,
                     d.choice.name,
                     d.choice.kind,
                     d.choice.block,
