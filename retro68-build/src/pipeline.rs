@@ -31,9 +31,10 @@ const MUL32_SYMBOLS: [&str; 2] = ["__ferrite_mulu32", "__ferrite_muls32"];
 
 /// How many flag-neutral instructions (`movea`, `movem`, …) between the copy and the
 /// conditional may move with the copy when a hazard is repaired. Seed 3 program 6 of the
-/// random run had 7 spills, a `movea` and a `lea` behind a byte copy and a long copy
-/// (`retro68-build/tests/relayout.rs`, `byte_copy_and_long_copy_far_from_the_branch`); with 4
-/// neither could move, and a byte copy has no flag-neutral form for the last pass.
+/// random run had 5 of them behind a byte copy and 6 behind a long copy that overwrote the
+/// compared register (`retro68-build/tests/relayout.rs`,
+/// `byte_copy_and_long_copy_far_from_the_branch`); with 4 neither could move, and a byte copy
+/// has no flag-neutral form for the last pass.
 pub const REPAIR_MAX_GAP: usize = 8;
 
 /// What an artifact becomes after linking.

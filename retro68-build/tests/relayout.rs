@@ -59,7 +59,7 @@ fn codegen_suite() {
     let gap: usize = std::env::var("RELAYOUT_MAX_GAP")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(4);
+        .unwrap_or(REPAIR_MAX_GAP);
     let (r, rep) = repair_flag_hazards(l.as_image(&syms), gap).unwrap();
     let new_syms: Vec<Symbol> = syms
         .iter()
@@ -646,9 +646,9 @@ fn join_hazards() {
 }
 
 /// Seed 3 program 6 of `cargo xtask fuzz-codegen`, as linked: a compare, a byte copy, five
-/// flag-neutral spills, a long copy over the compared register, seven more, then the branch.
-/// The byte copy has no flag-neutral form and the long copy overwrites what the compare read,
-/// so only moving both below the branch repairs it: each needs the pipeline's gap (7).
+/// flag-neutral instructions, a long copy over the compared register, six more, then the
+/// branch. The byte copy has no flag-neutral form and the long copy overwrites what the
+/// compare read, so only moving both below the branch repairs it, with gaps of 5 and 6.
 #[test]
 fn byte_copy_and_long_copy_far_from_the_branch() {
     let w = [
@@ -705,8 +705,10 @@ fn byte_copy_and_long_copy_far_from_the_branch() {
                 seen.push(i.text.clone());
                 return seen;
             }
-            if i.flow.target.is_some() && !i.flow.falls_through {
-                p = i.flow.target.unwrap();
+            if let Some(t) = i.flow.target
+                && !i.flow.falls_through
+            {
+                p = t;
                 continue;
             }
             seen.push(i.text.clone());
