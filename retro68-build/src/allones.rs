@@ -30,12 +30,30 @@
 //! %r = or (and A, %m), (and B, %n)
 //! ```
 //!
-//! Branch-free, so it also adds no compare-and-branch diamond whose register copies the
+//! The type legalizer makes such selects itself from a 64-bit funnel shift by a variable
+//! amount (`llvm.fshl.i64`/`llvm.fshr.i64`, Rust's `u64::rotate_left`/`rotate_right`): it
+//! splits the operands into 32-bit halves and picks each half of the result with a `select`
+//! on bit 5 of the amount; when it knows a half to be all ones (`(-41i64 as u64).rotate_right(s)`,
+//! `(x | 0xFFFF_FFFF_0000_0000).rotate_left(s)`), that select is lowered as `cmp #1 ; subx`
+//! (seed 2 program 115 of `cargo xtask fuzz-codegen`). Every such call gets operands whose
+//! halves pass through the same empty inline assembly statement, so no half is known:
+//!
+//! ```text
+//! %l = trunc i64 A to i32                    ; and %h, the high half
+//! %lo = call i32 asm "", "=d,0"(i32 %l)      ; and %ho
+//! %a = or i64 (shl (zext %ho), 32), (zext %lo)
+//! %r = call i64 @llvm.fshr.i64(i64 %a, i64 %a, i64 %s)
+//! ```
+//!
+//! A rotation by a constant amount needs no select and is left alone; a 64-bit funnel shift
+//! whose arguments the rewrite cannot read stops the build.
+//!
+//! The masked merge is branch-free, so it also adds no compare-and-branch diamond whose register copies the
 //! flag-hazard repairs would have to handle. What the rewrite cannot see (a select the DAG
 //! combiner makes from other nodes) the verifier's `stale-x` rule reports, and a shipped
 //! artifact with a finding is not written.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 const PREFIX: &str = "%__ferrite_ao";
 
@@ -104,20 +122,10 @@ fn select_arms(t: &str) -> Option<(String, &str, [&str; 2])> {
     (!c.contains(' ')).then(|| (c.to_string(), ty, [av, bv]))
 }
 
-/// `… call … @llvm.{u,s}{min,max}.iN(TY A, TY B)`: the `icmp` predicate that selects `A`, the
-/// type and the two operand values. Operands may carry attributes with their own parentheses
-/// and commas (`i32 range(i32 0, -1) %x`).
-fn minmax_args(t: &str) -> Option<(&'static str, &str, [&str; 2])> {
-    let (at, pred) = [
-        ("@llvm.umin.", "ult"),
-        ("@llvm.umax.", "ugt"),
-        ("@llvm.smin.", "slt"),
-        ("@llvm.smax.", "sgt"),
-    ]
-    .iter()
-    .find_map(|(k, p)| t.find(k).map(|at| (at, *p)))?;
-    let open = at + t[at..].find('(')? + 1;
-    // The top-level commas and the closing parenthesis of the argument list.
+/// The top-level arguments of the call whose argument list opens right after `open` (the index
+/// after its `(`), and the index of its closing parenthesis. Arguments may carry attributes
+/// with their own parentheses and commas (`i32 range(i32 0, -1) %x`).
+fn call_args(t: &str, open: usize) -> Option<(Vec<&str>, usize)> {
     let mut depth = 0usize;
     let mut cuts = vec![open];
     let mut close = None;
@@ -134,16 +142,96 @@ fn minmax_args(t: &str) -> Option<(&'static str, &str, [&str; 2])> {
         }
     }
     let close = close?;
-    if cuts.len() != 2 {
-        return None;
+    let mut args = Vec::with_capacity(cuts.len());
+    for (k, &at) in cuts.iter().enumerate() {
+        let end = cuts.get(k + 1).map_or(close, |&next| next - 2);
+        args.push(t.get(at..end)?.trim());
     }
-    let a = t[cuts[0]..cuts[1] - 2].trim_end();
-    let b = &t[cuts[1]..close];
+    Some((args, close))
+}
+
+/// `… call … @llvm.{u,s}{min,max}.iN(TY A, TY B)`: the `icmp` predicate that selects `A`, the
+/// type and the two operand values.
+fn minmax_args(t: &str) -> Option<(&'static str, &str, [&str; 2])> {
+    let (at, pred) = [
+        ("@llvm.umin.", "ult"),
+        ("@llvm.umax.", "ugt"),
+        ("@llvm.smin.", "slt"),
+        ("@llvm.smax.", "sgt"),
+    ]
+    .iter()
+    .find_map(|(k, p)| t.find(k).map(|at| (at, *p)))?;
+    let open = at + t[at..].find('(')? + 1;
+    let (args, _) = call_args(t, open)?;
+    let [a, b] = args.as_slice() else {
+        return None;
+    };
     let ty = a.split(' ').next()?;
     int_width(ty)?;
     let av = a.rsplit(' ').next()?;
     let bv = b.rsplit(' ').next()?;
     Some((pred, ty, [av, bv]))
+}
+
+/// The intrinsics of a 64-bit funnel shift (a rotation when both operands are the same).
+const FUNNEL64: [&str; 2] = ["@llvm.fshl.i64(", "@llvm.fshr.i64("];
+
+/// `… call … @llvm.fsh{l,r}.i64(i64 A, i64 B, i64 S)` with a variable `S`: the index of the
+/// argument list's `(` + 1, of its `)`, and the three arguments' values. `Ok(None)` for any
+/// other line, and for a constant `S` (the halves are then picked at compile time, no
+/// `select`). An `Err` for such a call whose arguments this cannot read.
+fn funnel64_args(t: &str) -> Result<Option<(usize, usize, [&str; 3])>> {
+    let Some(at) = FUNNEL64
+        .iter()
+        .find_map(|k| t.find(k).map(|at| at + k.len()))
+    else {
+        return Ok(None);
+    };
+    let parsed = call_args(t, at).and_then(|(args, close)| {
+        let [a, b, s] = args.as_slice() else {
+            return None;
+        };
+        fn value(arg: &str) -> Option<&str> {
+            let v = arg.rsplit(' ').next()?;
+            (arg.starts_with("i64 ") && !v.is_empty()).then_some(v)
+        }
+        Some((at, close, [value(a)?, value(b)?, value(s)?]))
+    });
+    let Some((open, close, [a, b, s])) = parsed else {
+        bail!("all-ones rewrite: cannot read the arguments of the 64-bit funnel shift `{t}`");
+    };
+    Ok((literal(s, 64).is_none()).then_some((open, close, [a, b, s])))
+}
+
+/// Emit `v` (an `i64` value) as a new value whose two 32-bit halves pass through empty inline
+/// assembly statements, so that instruction selection cannot know either half; returns its name.
+fn opaque_halves(
+    out: &mut String,
+    indent: &str,
+    name: &mut dyn FnMut() -> String,
+    v: &str,
+) -> String {
+    let lo = name();
+    out.push_str(&format!("{indent}{lo} = trunc i64 {v} to i32\n"));
+    let hi64 = name();
+    out.push_str(&format!("{indent}{hi64} = lshr i64 {v}, 32\n"));
+    let hi = name();
+    out.push_str(&format!("{indent}{hi} = trunc i64 {hi64} to i32\n"));
+    let mut wide = Vec::new();
+    for half in [lo, hi] {
+        let o = name();
+        out.push_str(&format!(
+            "{indent}{o} = call i32 asm \"\", \"=d,0\"(i32 {half})\n"
+        ));
+        let z = name();
+        out.push_str(&format!("{indent}{z} = zext i32 {o} to i64\n"));
+        wide.push(z);
+    }
+    let up = name();
+    out.push_str(&format!("{indent}{up} = shl i64 {}, 32\n", wide[1]));
+    let r = name();
+    out.push_str(&format!("{indent}{r} = or i64 {up}, {}\n", wide[0]));
+    r
 }
 
 /// Emit `dst = select i1 c, ty a, ty b` without a `select`: `(a & m) | (b & !m)` with the mask
@@ -182,8 +270,10 @@ fn masked_select(
 }
 
 /// Rewrite every integer `select` with an all-ones constant arm, and every integer min/max
-/// intrinsic with an all-ones constant operand, as a masked merge (module docs). Returns the
-/// rewritten IR and the number of selects and calls rewritten.
+/// intrinsic with an all-ones constant operand, as a masked merge, and give the operands of
+/// every 64-bit funnel shift by a variable amount opaque halves (module docs). Returns the
+/// rewritten IR and the number of selects and calls rewritten. Fails on a 64-bit funnel shift
+/// whose arguments it cannot read.
 pub fn hide_all_ones_arms(ll: &str) -> Result<(String, usize)> {
     let mut out = String::with_capacity(ll.len() + ll.len() / 64);
     let base = prefix(ll);
@@ -196,6 +286,32 @@ pub fn hide_all_ones_arms(ll: &str) -> Result<(String, usize)> {
             .split_once(" = ")
             .map(|(d, _)| d)
             .filter(|d| d.starts_with('%') && !d.contains(' '));
+        if dst.is_some()
+            && !indent.is_empty()
+            && t.contains(" call ")
+            && let Some((open, close, [a, b, s])) = funnel64_args(t)?
+        {
+            // A 64-bit funnel shift by a variable amount: the type legalizer picks each half
+            // of the result with a `select` on bit 5 of the amount, and a half it knows to be
+            // all ones makes that an all-ones select. Both operands get opaque halves.
+            count += 1;
+            let mut name = || {
+                fresh += 1;
+                format!("{base}{fresh}")
+            };
+            let a2 = opaque_halves(&mut out, indent, &mut name, a);
+            let b2 = if b == a {
+                a2.clone()
+            } else {
+                opaque_halves(&mut out, indent, &mut name, b)
+            };
+            out.push_str(&format!(
+                "{indent}{}i64 {a2}, i64 {b2}, i64 {s}{}\n",
+                &t[..open],
+                &t[close..]
+            ));
+            continue;
+        }
         let found = match dst {
             None => None,
             _ if indent.is_empty() => None,
@@ -332,6 +448,51 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("  %m = or i32 "), "{out}");
+    }
+
+    #[test]
+    fn funnel_shift_operands_get_opaque_halves() {
+        let ir = "define i64 @f(i64 %x, i64 %s) {\nstart:\n  %_0.i439 = tail call noundef i64 @llvm.fshr.i64(i64 -41, i64 -41, i64 %s)\n  %g = call i64 @llvm.fshl.i64(i64 %x, i64 noundef %_0.i439, i64 range(i64 0, 64) %s), !dbg !4\n  %k = call i64 @llvm.fshl.i64(i64 -41, i64 -41, i64 11)\n  ret i64 %g\n}\n";
+        let (out, n) = hide_all_ones_arms(ir).unwrap();
+        assert_eq!(n, 2, "{out}");
+        assert!(
+            out.contains(concat!(
+                "  %__ferrite_ao1 = trunc i64 -41 to i32\n",
+                "  %__ferrite_ao2 = lshr i64 -41, 32\n",
+                "  %__ferrite_ao3 = trunc i64 %__ferrite_ao2 to i32\n",
+                "  %__ferrite_ao4 = call i32 asm \"\", \"=d,0\"(i32 %__ferrite_ao1)\n",
+                "  %__ferrite_ao5 = zext i32 %__ferrite_ao4 to i64\n",
+                "  %__ferrite_ao6 = call i32 asm \"\", \"=d,0\"(i32 %__ferrite_ao3)\n",
+                "  %__ferrite_ao7 = zext i32 %__ferrite_ao6 to i64\n",
+                "  %__ferrite_ao8 = shl i64 %__ferrite_ao7, 32\n",
+                "  %__ferrite_ao9 = or i64 %__ferrite_ao8, %__ferrite_ao5\n",
+                "  %_0.i439 = tail call noundef i64 @llvm.fshr.i64(i64 %__ferrite_ao9, i64 %__ferrite_ao9, i64 %s)\n",
+            )),
+            "{out}"
+        );
+        assert!(
+            out.contains("  %__ferrite_ao10 = trunc i64 %x to i32\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("  %__ferrite_ao19 = trunc i64 %_0.i439 to i32\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("  %g = call i64 @llvm.fshl.i64(i64 %__ferrite_ao18, i64 %__ferrite_ao27, i64 %s), !dbg !4\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("  %k = call i64 @llvm.fshl.i64(i64 -41, i64 -41, i64 11)\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn unreadable_funnel_shift_stops_the_rewrite() {
+        let ir = "define i64 @f(i64 %s) {\nstart:\n  %r = call i64 @llvm.fshr.i64(i64 -41, i64 %s)\n  ret i64 %r\n}\n";
+        let e = hide_all_ones_arms(ir).unwrap_err();
+        assert!(format!("{e}").contains("64-bit funnel shift"), "{e}");
     }
 
     #[test]

@@ -137,7 +137,7 @@ impl Campaign {
                 "-p",
                 "codegen-fuzz",
                 "--example",
-                "host_dump",
+                "fuzz_host_dump",
             ])
             .env(PROGRAMS_ENV, &batch_file)
             .output()

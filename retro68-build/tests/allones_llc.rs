@@ -75,6 +75,18 @@ const SHAPES: &[(&str, &str, bool)] = &[
         "%b = and i64 %y, 1\n  %c = icmp eq i64 %b, 0\n  %r = select i1 %c, i64 9223372036854775807, i64 0\n  ret i64 %r",
         true,
     ),
+    // A 64-bit funnel shift by a variable amount picks its halves with selects on bit 5 of
+    // the amount (seed 2 program 115 of the random run: a rotation of -41).
+    (
+        "i64 @rotr_const(i64 %s)",
+        "%r = call i64 @llvm.fshr.i64(i64 -41, i64 -41, i64 %s)\n  ret i64 %r",
+        true,
+    ),
+    (
+        "i64 @rotl_high_ones(i64 %x, i64 %s)",
+        "%a = or i64 %x, -4294967296\n  %r = call i64 @llvm.fshl.i64(i64 %a, i64 %a, i64 %s)\n  ret i64 %r",
+        true,
+    ),
     // Right without the rewrite: NEG sets X, an `i64` zero test ORs the halves, the others
     // never reach the all-ones lowering.
     (
@@ -95,6 +107,16 @@ const SHAPES: &[(&str, &str, bool)] = &[
     (
         "i64 @smin_i32_max(i64 %x)",
         "%r = call i64 @llvm.smin.i64(i64 %x, i64 2147483647)\n  ret i64 %r",
+        false,
+    ),
+    (
+        "i64 @rotl_const_amount(i64 %x)",
+        "%a = or i64 %x, -4294967296\n  %r = call i64 @llvm.fshl.i64(i64 %a, i64 %a, i64 11)\n  ret i64 %r",
+        false,
+    ),
+    (
+        "i64 @fshl_const_var(i64 %x, i64 %s)",
+        "%r = call i64 @llvm.fshl.i64(i64 -41, i64 %x, i64 %s)\n  ret i64 %r",
         false,
     ),
     (

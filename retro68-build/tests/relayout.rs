@@ -6,6 +6,7 @@ use retro68_build::m68k::{
     Cpu, Edit, Kind, LinkedImage, Piece, Rule, Symbol, decode, hazards, legalize, relayout,
     repair_flag_hazards, verify,
 };
+use retro68_build::pipeline::REPAIR_MAX_GAP;
 
 fn code(words: &[u16]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_be_bytes()).collect()
@@ -58,7 +59,7 @@ fn codegen_suite() {
     let gap: usize = std::env::var("RELAYOUT_MAX_GAP")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(4);
+        .unwrap_or(REPAIR_MAX_GAP);
     let (r, rep) = repair_flag_hazards(l.as_image(&syms), gap).unwrap();
     let new_syms: Vec<Symbol> = syms
         .iter()
@@ -642,6 +643,88 @@ fn join_hazards() {
     assert_eq!(at(at(t).end()).flow.target, Some(r.map(0x100e)));
     let after = verify(text, BASE, Cpu::M68000, &[]);
     assert_eq!(after.with_rule(Rule::FlagHazard).count(), 0, "{after}");
+}
+
+/// Seed 3 program 6 of `cargo xtask fuzz-codegen`, as linked: a compare, a byte copy, five
+/// flag-neutral instructions, a long copy over the compared register, six more, then the
+/// branch. The byte copy has no flag-neutral form and the long copy overwrites what the
+/// compare read, so only moving both below the branch repairs it, with gaps of 5 and 6.
+#[test]
+fn byte_copy_and_long_copy_far_from_the_branch() {
+    let w = [
+        0x0c81, 0x0000, 0x0000, // 1000 cmpi.l #0,%d1
+        0x1006, // 1006 move.b %d6,%d0
+        0x48af, 0x0001, 0x0042, // 1008 movem.w %d0,(66,%sp)
+        0x48ef, 0x0040, 0x0038, // 100e movem.l %d6,(56,%sp)
+        0x3846, // 1014 movea.w %d6,%a4
+        0x48ef, 0x0008, 0x0058, // 1016 movem.l %d3,(88,%sp)
+        0x48ef, 0x0004, 0x0050, // 101c movem.l %d2,(80,%sp)
+        0x2202, // 1022 move.l %d2,%d1
+        0x4cef, 0x0004, 0x0074, // 1024 movem.l (116,%sp),%d2
+        0x48ef, 0x0010, 0x0064, // 102a movem.l %d4,(100,%sp)
+        0x48ef, 0x0010, 0x0044, // 1030 movem.l %d4,(68,%sp)
+        0x47ef, 0x0078, // 1036 lea (120,%sp),%a3
+        0x48ef, 0x0020, 0x0060, // 103a movem.l %d5,(96,%sp)
+        0x48ef, 0x0080, 0x0054, // 1040 movem.l %d7,(84,%sp)
+        0x6602, // 1046 bne.s 104a
+        0x7001, // 1048 moveq #1,%d0
+        0x4e75, // 104a rts
+    ];
+    let image = code(&w);
+    let len = image.len() as u32;
+    let v = verify(&image, BASE, Cpu::M68000, &[]);
+    let found: Vec<u32> = v.with_rule(Rule::FlagHazard).map(|f| f.addr).collect();
+    assert_eq!(found, vec![0x1046], "{v}");
+    let syms = [Symbol {
+        name: "f".into(),
+        addr: BASE,
+        size: len,
+    }];
+    let img = || LinkedImage {
+        functions: &syms,
+        ..LinkedImage::text(&image, BASE, len)
+    };
+    // The gap the pipeline used before: the hazard stays.
+    let (_, rep) = repair_flag_hazards(img(), 4).unwrap();
+    assert!(!rep.unrepaired.is_empty(), "{rep}");
+    let (r, rep) = repair_flag_hazards(img(), REPAIR_MAX_GAP).unwrap();
+    assert!(rep.unrepaired.is_empty(), "{rep}");
+    let text = &r.image[..r.code_len as usize];
+    let after = verify(text, BASE, Cpu::M68000, &[]);
+    assert!(after.is_clean(), "{after}");
+    // The branch reads the compare's flags; both paths run both copies and every spill in
+    // their order, then meet again.
+    let at = |a: u32| decode(text, (a - BASE) as usize, a).unwrap();
+    let b = at(at(r.map(0x1000)).end());
+    assert!(matches!(b.kind, Kind::Bcc(..)), "{}", b.text);
+    let path = |mut p: u32| {
+        let mut seen = Vec::new();
+        loop {
+            let i = at(p);
+            if i.text == "moveq #1,%d0" || i.text == "rts" {
+                seen.push(i.text.clone());
+                return seen;
+            }
+            if let Some(t) = i.flow.target
+                && !i.flow.falls_through
+            {
+                p = t;
+                continue;
+            }
+            seen.push(i.text.clone());
+            p = i.end();
+        }
+    };
+    let original: Vec<String> = insns(&image[6..0x46], BASE + 6)
+        .into_iter()
+        .map(|i| i.text)
+        .collect();
+    let taken = path(b.flow.target.unwrap());
+    let fall = path(b.end());
+    assert_eq!(taken[..taken.len() - 1], original[..], "{taken:?}");
+    assert_eq!(taken.last().unwrap(), "rts");
+    assert_eq!(fall[..fall.len() - 1], original[..], "{fall:?}");
+    assert_eq!(fall.last().unwrap(), "moveq #1,%d0");
 }
 
 /// Ferrite Setup's size formatting: `cmp ; bne L ; M ; L: bne T` — the second branch is a join

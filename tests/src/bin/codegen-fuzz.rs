@@ -3,7 +3,7 @@
 //! Runs a batch of generated programs (`tests/codegen-fuzz`, written by
 //! `cargo xtask fuzz-codegen`) on the emulated 68000, 68020 and 68040 and under QEMU's 68000
 //! and 68040, and compares every checksum with the host's (`HOST.txt`, the output of the
-//! crate's `host_dump` example: `<index> <name> <hex>` per program). Prints
+//! crate's `fuzz_host_dump` example: `<index> <name> <hex>` per program). Prints
 //! `codegen fuzz: PASSED/TOTAL on TARGET` per target and `MISMATCH <index> <name> <target>:
 //! <what>` per difference; exits with 1 if there is any.
 //!

@@ -899,9 +899,1053 @@ fn mulo_of_widened_byte(o: &mut Out) {
     }
 }
 
+mod s2_p115 {
+    #[derive(Clone, Copy)]
+    pub struct S115 {
+        f0: i32,
+        f1: u8,
+        f2: i64,
+    }
+    #[inline(never)]
+    fn p115_h0(
+        a0: i8,
+        a1: u64,
+        a2: u64,
+        a3: u32,
+        a4: u8,
+        a5: i8,
+        a6: i32,
+        a7: u8,
+        a8: i64,
+        a9: u8,
+    ) -> u8 {
+        let r = a9;
+        if (a9 != a9) { r } else { r ^ a9 }
+    }
+    #[inline(never)]
+    fn p115_h1(a0: u16, a1: i64, a2: u16) -> u16 {
+        let r = a2;
+        if (!0x0u64.checked_add(0x0u64).is_none()) {
+            r
+        } else {
+            r ^ a0
+                .wrapping_add(a0)
+                .wrapping_mul((a1 as u16).overflowing_mul(a2).0)
+                .wrapping_shr(1)
+        }
+    }
+    #[inline(never)]
+    fn p115_hs(s: S115, x: u32) -> S115 {
+        S115 {
+            f0: 11i32,
+            f1: ((s.f1 as u8).wrapping_mul((s.f2 as u8)) & (x as u8)),
+            f2: ((-13394i16) as i64),
+        }
+    }
+    #[inline(never)]
+    pub fn p115(input: u64) -> u64 {
+        let mut v0: u64 = (input.rotate_left(11) ^ 0xdd956b7f296fc39a) as u64;
+        let mut v1: u64 = (input.rotate_left(5) ^ 0x2d7608e4e7ea5e13) as u64;
+        let mut v2: u16 = (input.rotate_left(20) ^ 0x56d078e0fa218771) as u16;
+        let mut v3: u64 = (input.rotate_left(2) ^ 0xf9530255c2c08c96) as u64;
+        let mut v4: i8 = (input.rotate_left(0) ^ 0x25b3b8822cd1207b) as i8;
+        let mut v5: i8 = (input.rotate_left(6) ^ 0xcdfb5326a269e477) as i8;
+        let mut v6: i32 = (input.rotate_left(7) ^ 0x9f7cb2a4ee46e30a) as i32;
+        let mut v7: i32 = (input.rotate_left(13) ^ 0x8cedbbd114249a67) as i32;
+        let mut b0: bool = (input >> 34) & 1 == 1;
+        let mut b1: bool = (input >> 40) & 1 == 1;
+        let mut r0: [i32; 6] = [
+            (input >> 0) as i32,
+            (input >> 5) as i32,
+            (input >> 10) as i32,
+            (-1085648476i32),
+            (input >> 20) as i32,
+            (input >> 25) as i32,
+        ];
+        let mut r1: [i16; 9] = [
+            1i16,
+            (-1i16),
+            13i16,
+            (input >> 15) as i16,
+            (input >> 20) as i16,
+            0i16,
+            0i16,
+            (input >> 35) as i16,
+            (-10036i16),
+        ];
+        let mut s0 = S115 {
+            f0: (input >> 3) as i32,
+            f1: (input >> 3) as u8,
+            f2: (input >> 3) as i64,
+        };
+        let mut s1 = S115 {
+            f0: (input >> 10) as i32,
+            f1: (input >> 10) as u8,
+            f2: (input >> 10) as i64,
+        };
+        r1[((s1.f1 as u16) as u32 % 9) as usize] = ((0x7fu8) as i16).wrapping_rem((v6 as i16) | 1);
+        r0[((v2.saturating_sub(v2)) as u32 % 6) as usize] = ((0xffu8 & 1 == 1) as i32);
+        v3 = (v1 as u64);
+        v4 ^= v5
+            .saturating_add((v7 as i8))
+            .wrapping_shr((if (v6 >= (-1i32)) { v6 } else { (v7 as i32) }) as u32);
+        v4 = v4.wrapping_sub(
+            (((r0[((v7 as u32) % 6) as usize..]
+                .iter()
+                .copied()
+                .fold(0 as i32, |s, x| s.wrapping_add(x)) as u16) as i8) as i8),
+        );
+        if ((v7 as u8) >= 0x80u8) {
+            if (8i16 & 1 == 1) {
+                v1 = (match (v5
+                    .checked_div_euclid(v5)
+                    .unwrap_or(v4)
+                    .abs_diff((((v3 as i16) != 1i16) as i8)) as i8)
+                {
+                    ..=-79i8 => 0x7fffffffffffffffu64,
+                    -78i8..=87i8 => (b0 as u64).wrapping_shl((0i64) as u32),
+                    _ => (if (v3 == v3) { v0 } else { v0.max(v3) }),
+                });
+                v2 ^= ((v7) as u16);
+            }
+        } else {
+            if (32767i16 != (-1i16)) {
+                r1[((if ((s1.f1 as u64) >= v0) {
+                    2i64
+                } else {
+                    (r1[((v2.wrapping_shr((0x83469bb4u32) as u32)) as u32 % 9) as usize] as i64)
+                }) as u32
+                    % 9) as usize] = (9129i16.wrapping_add((v4 as i16)).trailing_zeros() as i16);
+            }
+            {
+                let mut i0: u32 = 0;
+                while i0 < 4 {
+                    i0 += 1;
+                    v0 ^= (p115_h1(
+                        (s0.f1 as u16).overflowing_add(v2).0,
+                        (match (v5 as i32) as u8 % 8 {
+                            0 => (v7 as i64),
+                            1 | 2 => 3i64,
+                            3..=5 => (r1[((v1) as u32 % 9) as usize] as i64),
+                            _ => 1i64,
+                        }),
+                        ((v6) as u16),
+                    ) as u64);
+                    r0[(((r0[((r1[((match (i0) as u8 % 8 {
+                        0 => (s1.f1 as i64),
+                        1 | 2 => 11i64,
+                        3..=5 => 14i64,
+                        _ => {
+                            (r1[((p115_h0(
+                                1i8,
+                                0x8000000000000000u64,
+                                v3,
+                                (i0 as u32),
+                                0x0u8,
+                                v4,
+                                (v1 as i32),
+                                0x0u8,
+                                (s1.f0 as i64),
+                                0x7fu8,
+                            ) as i8) as u32
+                                % 9) as usize] as i64)
+                        }
+                    }) as u32
+                        % 9) as usize] as i8) as u32
+                        % 6) as usize] as u32)
+                        .wrapping_add(i0)) as u32
+                        % 6) as usize] = (-1758741375i32);
+                    v4 ^= ((4i16 & 1 == 1) as i8);
+                    if ((s0.f0 as i16)
+                        ^ r1[((p115_h1((v3 as u16), (v6 as i64), v2) as u32) as u32 % 9) as usize])
+                        .overflowing_mul(32767i16.wrapping_shr((v4) as u32))
+                        .1
+                    {
+                        break;
+                    }
+                }
+            }
+            r1[((v3 as i16) as u32 % 9) as usize] = (v5 as i16);
+        }
+        if (!(-1i64).overflowing_sub((v3 as i64)).1) {
+            if (((v6 as u16) != v2) & ((v7 as u16) <= v2)) {
+                v6 ^= v6.wrapping_shr((0x79u8) as u32).saturating_mul((v3 as i32));
+                b0 = (!((-5426115108206161096i64) & 1 == 1));
+            } else {
+                v2 ^= (match (((v1 as u64) == v0) as u16) as u8 % 8 {
+                    0 => {
+                        (p115_h0(
+                            v5,
+                            (v1 as u64),
+                            v0,
+                            0x27f1dbf3u32,
+                            0xffu8,
+                            v5,
+                            (-1i32),
+                            (s0.f0 as u8),
+                            3747153040077563833i64,
+                            (v7 as u8),
+                        ) as u16)
+                    }
+                    1 | 2 => {
+                        ((r0[((s0.f1 as u64) as u32 % 6) as usize] as u16).abs_diff((s1.f2 as u16))
+                            as u16)
+                    }
+                    3..=5 => (s1.f2 as u16).wrapping_add(
+                        (r1[(((v6 as i16).wrapping_add((-1i16))) as u32 % 9) as usize] as u16),
+                    ),
+                    _ => (b1 as u16),
+                });
+                v6 ^= 1519806735i32;
+            }
+            v6 = (v5 as i32);
+        }
+        {
+            let mut i1: u32 = 0;
+            while i1 < 10 {
+                i1 += 1;
+                v5 = ((1060167229298351832i64) as i8).wrapping_add((-1i8));
+                if v1
+                    .wrapping_rem(
+                        (r1[(((-1i8).wrapping_add((r1[((v3 as i16) as u32 % 9) as usize] as i8)))
+                            as u32
+                            % 9) as usize] as u64)
+                            | 1,
+                    )
+                    .checked_div(v1.checked_div((v0 as u64)).unwrap_or(v3))
+                    .is_none()
+                {
+                    break;
+                }
+            }
+        }
+        r0[(((-1i16) & (-19707i16)) as u32 % 6) as usize] = v6.min(v7.wrapping_add(v7));
+        if (!b0) {
+            return (input ^ (v4 as u64)).rotate_left(7);
+        }
+        {
+            let mut i2: u32 = 0;
+            while i2 < 11 {
+                i2 += 1;
+                v3 ^= (v5 as u64)
+                    .rotate_right((v1 as u16) as u32)
+                    .wrapping_sub(0x7fffffffffffffffu64);
+                r0[((0x1u8.wrapping_add((v1 as u8))) as u32 % 6) as usize] =
+                    (if ((v3 & 1 == 1) || (v3 & 1 == 1)) {
+                        v6
+                    } else {
+                        1i32.wrapping_sub(v6)
+                    });
+                s1 = p115_hs(
+                    s0,
+                    (p115_h0(
+                        ((v6 as i8).abs_diff((-1i8)) as i8),
+                        ((0xffu8 & 1 == 1) as u64),
+                        (match (0i8) as u8 % 8 {
+                            0 => v0,
+                            1 | 2 => (v3 as u64),
+                            3..=5 => v3,
+                            _ => v0,
+                        }),
+                        (((-1i64) >= (v7 as i64)) as u32),
+                        p115_h0(
+                            v5,
+                            (v7 as u64),
+                            v1,
+                            i2,
+                            0x62u8,
+                            (v3 as i8),
+                            v6,
+                            0x1u8,
+                            (-7174044747621418744i64),
+                            (v6 as u8),
+                        ),
+                        (match (-1i64) as u8 % 8 {
+                            0 => v5,
+                            1 | 2 => v5,
+                            3..=5 => v5,
+                            _ => (s1.f0 as i8),
+                        }),
+                        v7.overflowing_mul(s0.f0).0,
+                        (i2 as u8).wrapping_shr((12i64) as u32),
+                        1i64,
+                        (p115_h1(
+                            (r1[((p115_h0(
+                                v4,
+                                (v2 as u64),
+                                v0,
+                                (v3 as u32),
+                                0xffu8,
+                                v4,
+                                1180775463i32,
+                                0x71u8,
+                                4i64,
+                                0x1u8,
+                            ) as u32) as u32
+                                % 9) as usize] as u16),
+                            (r0[((i16::MIN.rotate_left((v6 as u16) as u32)) as u32 % 6) as usize]
+                                as i64),
+                            0xffffu16,
+                        ) as u8),
+                    ) as u32),
+                );
+                v1 = (if 0xffu8.overflowing_add((s0.f0 as u8)).1 {
+                    (match (1i16) as u8 % 8 {
+                        0 => 0xb33d1c21850dfc2bu64,
+                        1 | 2 => 0x5f421797ab2bedf2u64,
+                        3..=5 => v3,
+                        _ => (v4 as u64),
+                    })
+                } else {
+                    v3.min((v3 as u64))
+                })
+                .max(
+                    (r1[..((((v6 as u16) as u32) % 10) as usize)]
+                        .iter()
+                        .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32))
+                        as u64),
+                );
+            }
+        }
+        if (((v4 as u64) > v1) != (i16::MIN > (v2 as i16))) {
+            r1[(((s1.f2 as u32) ^ (s1.f1 as u32)) as u32 % 9) as usize] = (-1i16);
+            v6 = (r0[..(((0xffffffffu32) % 7) as usize)]
+                .iter()
+                .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32)) as i32);
+            b0 = (v3 as u8).overflowing_sub(((0x1u8) as u8)).1;
+        } else {
+            s0 = p115_hs(
+                s0,
+                (p115_h0(
+                    v4,
+                    (s0.f0 as u64),
+                    (s1.f1 as u64),
+                    (r1[(((s1.f2 as u8).wrapping_rem(0x9fu8 | 1)) as u32 % 9) as usize] as u32),
+                    (r0[((v2) as u32 % 6) as usize] as u8),
+                    (s1.f1 as i8),
+                    v7,
+                    0x7u8,
+                    (v0 as i64),
+                    (r1[(((0x1u8) as u64) as u32 % 9) as usize] as u8),
+                ) as u32)
+                    .wrapping_div(0xffffffffu32 | 1),
+            );
+            if (v4 as i64).checked_sub(((v5 as i8) as i64)).is_none() {
+                v2 = v2;
+            } else {
+                v1 = ((14i16 > (v6 as i16)) as u64);
+                v4 = (((s0.f2 as u32) == 0xb39e8b5du32) as i8);
+            }
+        }
+        r1[((if ((v0 as u8) & 1 == 1) {
+            (v5 as i16)
+        } else {
+            32767i16
+        }) as u32
+            % 9) as usize] = (r0
+            .iter()
+            .position(|&x| x == (v6 as i32).wrapping_shl((5181i16) as u32))
+            .map_or(6u32, |p| p as u32) as i16);
+        v0 ^= (v5 as u64).saturating_add(v0).wrapping_div(v1 | 1);
+        if ((!(0i64 & 1 == 1)) != (b1 ^ (6i64 >= 0i64))) {
+            r1[((1i32) as u32 % 9) as usize] =
+                (match ((v0 as u64) ^ (r1[((0x0u32) as u32 % 9) as usize] as u64)) as u8 % 8 {
+                    0 => (-1i16).wrapping_shl((v6) as u32),
+                    1 | 2 => 32767i16.wrapping_mul(3i16),
+                    3..=5 => {
+                        (if b1 {
+                            r1[((v7) as u32 % 9) as usize]
+                        } else {
+                            (-21883i16)
+                        })
+                    }
+                    _ => 8i16.wrapping_sub((v1 as i16)),
+                });
+            for i3 in 0..8u32 {
+                if (7i64.min(i64::MIN)
+                    <= (match (r1[(((i3 as i8).count_ones() as i8) as u32 % 9) as usize] as i64)
+                        as u8
+                        % 8
+                    {
+                        0 => (v3 as i64),
+                        1 | 2 => (-7545687277051722858i64),
+                        3..=5 => 9223372036854775807i64,
+                        _ => 5193885871543731635i64,
+                    }))
+                {
+                    continue;
+                }
+                v5 = v4
+                    .checked_mul(v4)
+                    .unwrap_or((s1.f1 as i8))
+                    .wrapping_rem((v4 as i8).overflowing_mul(v4).0 | 1)
+                    .wrapping_add((((i3 as i32).overflowing_mul(v6).0) as i8));
+            }
+            v1 = (match 11i64 {
+                ..=-8321595950474085661i64 => (r0[(((-1i64).reverse_bits()) as u32 % 6) as usize]
+                    as u64)
+                    .wrapping_add(v1)
+                    .wrapping_add(
+                        (if ((v6 as u32) < 0x0u32) {
+                            (v2 as u64)
+                        } else {
+                            v1
+                        }),
+                    ),
+                -8321595950474085660i64..=-5800988492259545322i64 => {
+                    ((2105120989i32.overflowing_mul((v2 as i32)).0) as u64)
+                }
+                _ => {
+                    (r1[((0x7fffffffu32 | 0xffffffffu32) % 9) as usize..]
+                        .iter()
+                        .copied()
+                        .fold(0 as i16, |s, x| s.wrapping_add(x)) as u64)
+                }
+            });
+        } else {
+            v0 ^= (match (v5 as u8) as u8 % 8 {
+                0 => (v7 as u64).wrapping_div(v0 | 1),
+                1 | 2 => (!v0),
+                3..=5 => v0,
+                _ => (s0.f0 as u64).checked_div(v3).unwrap_or(v0),
+            });
+            for i4 in 0..4u32 {
+                v1 = (r1
+                    .iter()
+                    .position(|&x| {
+                        x == (if v6.checked_div(v6).is_none() {
+                            (-1i16)
+                        } else {
+                            (-14039i16).saturating_sub(r1[((v2) as u32 % 9) as usize])
+                        })
+                    })
+                    .map_or(9u32, |p| p as u32) as u64);
+                v0 ^= v3;
+                v0 = v0.wrapping_add(
+                    v1.overflowing_add(
+                        (r0[(((v6 as i64).overflowing_mul((i4 as i64)).0) as u32 % 6) as usize]
+                            as u64),
+                    )
+                    .0
+                    .wrapping_add((b0 as u64))
+                    .rotate_right((8084116996471060137i64 & ((v4 as i64) | 1i64)) as u32),
+                );
+                s0 = p115_hs(
+                    s0,
+                    ((s0.f0 as u32).wrapping_rem(
+                        (r0[((i4.saturating_mul(i4)) as u32 % 6) as usize] as u32) | 1,
+                    ) & (v5 as u32)),
+                );
+            }
+            for i5 in 0..1u32 {
+                v6 ^= (v0 as i32).wrapping_mul(v6).wrapping_rem(
+                    (r0[((0x7fffffffu32) % 6) as usize..]
+                        .iter()
+                        .copied()
+                        .fold(0 as i32, |s, x| s.wrapping_add(x)) as i32)
+                        | 1,
+                );
+                v6 ^= (p115_h1(v2, (v3 as i64), v2) as i32).wrapping_mul((-1i32));
+            }
+        }
+        v1 = (r0[((0x27u8.wrapping_add(0x7fu8)) as u32 % 6) as usize] as u64)
+            .overflowing_mul(v1)
+            .0
+            .wrapping_shl(
+                (match (r1[((v2) as u32 % 9) as usize] as u8) as u8 % 8 {
+                    0 => v0,
+                    1 | 2 => 0x7fffffffffffffffu64,
+                    3..=5 => v3,
+                    _ => v0,
+                }) as u32,
+            )
+            .overflowing_sub(
+                v0.saturating_add(
+                    (r0[((0x0u32) % 6) as usize..]
+                        .iter()
+                        .copied()
+                        .fold(0 as i32, |s, x| s.wrapping_add(x)) as u64),
+                ),
+            )
+            .0;
+        if ((r1[((r0
+            .iter()
+            .position(|&x| x == (v6 as i32))
+            .map_or(6u32, |p| p as u32) as i32) as u32
+            % 9) as usize] as u64)
+            != v0)
+        {
+            return (input ^ (v3 as u64)).rotate_left(7);
+        }
+        v5 = v5.wrapping_mul((s0.f1 as i8));
+        if (!(1i64 & 1 == 1)) {
+            return (input ^ (v0 as u64)).rotate_left(7);
+        }
+        if ((p115_h0(
+            v5,
+            v1,
+            (s0.f2 as u64),
+            0x7fffffffu32,
+            0x8cu8,
+            (r0[((r0
+                .iter()
+                .position(|&x| x == (v2 as i32))
+                .map_or(6u32, |p| p as u32) as u64) as u32
+                % 6) as usize] as i8),
+            v6,
+            0x3u8,
+            (-8293336014292180890i64),
+            (r1[((if (0x7fffffffu32
+                == (r0[((32767i16.wrapping_shr((v4) as u32)) as u32 % 6) as usize] as u32))
+            {
+                (v7 as u64)
+            } else {
+                (r0[((r1[((11i64
+                    .overflowing_add((r0[((v2.abs_diff(v2) as u16) as u32 % 6) as usize] as i64))
+                    .0) as u32
+                    % 9) as usize] as u16) as u32
+                    % 6) as usize] as u64)
+            }) as u32
+                % 9) as usize] as u8),
+        ) as u32)
+            == (s0.f2 as u32).overflowing_mul(0x1u32).0)
+        {
+            if v1
+                .wrapping_shr(1)
+                .overflowing_add((r0[((0x1u32) as u32 % 6) as usize] as u64).wrapping_rem(v0 | 1))
+                .1
+            {
+                v4 = (r1[((0x0u8) as u32 % 9) as usize] as i8)
+                    .checked_mul(1i8)
+                    .unwrap_or(v5)
+                    .wrapping_div((v4 & v5) | 1)
+                    .checked_div(v4)
+                    .unwrap_or(
+                        (p115_h0(
+                            (i8::MIN.abs_diff(v4) as i8),
+                            v3.wrapping_mul(v1),
+                            0x7fffffffffffffffu64,
+                            (v7 as u32).rotate_right((-7730424045248172229i64) as u32),
+                            0x6du8.wrapping_add(
+                                (r1[((r1[(((s0.f2 as u64).wrapping_add(v1)) as u32 % 9) as usize]
+                                    as u8) as u32
+                                    % 9) as usize] as u8),
+                            ),
+                            v4.wrapping_abs(),
+                            (v0 as i32).wrapping_add(v6),
+                            (if (v0
+                                != (r1[(((r1[((9223372036854775807i64
+                                    .wrapping_shr((0x7fffffffffffffffu64) as u32))
+                                    as u32
+                                    % 9) as usize] as i8)
+                                    | (r0[((b1 as u64) as u32 % 6) as usize] as i8))
+                                    as u32
+                                    % 9) as usize] as u64))
+                            {
+                                (r1[(((v5 as i8).checked_rem(i8::MIN).unwrap_or((v4 as i8))) as u32
+                                    % 9) as usize] as u8)
+                            } else {
+                                0x1u8
+                            }),
+                            (v4 as i64),
+                            0x81u8.wrapping_add((v5 as u8)),
+                        ) as i8),
+                    );
+                v4 ^= v4;
+                s1.f0 = ((v1.wrapping_add((v5 as u64))) as i32);
+            } else {
+                v3 ^= (if (!b0) {
+                    (v4 as u64)
+                } else {
+                    v1.rotate_left((v4 as u64) as u32)
+                });
+            }
+        } else {
+            {
+                let mut i6: u32 = 0;
+                while i6 < 7 {
+                    i6 += 1;
+                    r1[((p115_h1((s0.f2 as u16), 0i64, (v5 as u16)) as u64) as u32 % 9) as usize] =
+                        (((v5 as i32).rotate_left((v3) as u32)) as i16);
+                    if (!(((s1.f2 as u64) & 1 == 1) && b1)) {
+                        continue;
+                    }
+                }
+            }
+            r0[((v1) as u32 % 6) as usize] = ((v2) as i32).wrapping_add((v6.count_ones() as i32));
+        }
+        {
+            let mut i7: u32 = 0;
+            while i7 < 7 {
+                i7 += 1;
+                if 0x0u64
+                    .saturating_mul((v3 as u64))
+                    .checked_div(v1.wrapping_div(v0 | 1))
+                    .is_none()
+                {
+                    break;
+                }
+                v7 = (v4 as i32)
+                    .min((r1[(((v6 as u32).saturating_add(i7)) as u32 % 9) as usize] as i32));
+                v4 = (p115_h0(
+                    (s0.f1 as i8),
+                    (v5 as u64),
+                    (v7 as u64),
+                    (s0.f2 as u32),
+                    (s1.f2 as u8),
+                    (s1.f1 as i8),
+                    v7,
+                    (v2 as u8),
+                    1i64,
+                    (s0.f0 as u8),
+                ) as i8)
+                    .checked_div_euclid((i7 as i8).checked_add((v4 as i8)).unwrap_or(v5))
+                    .unwrap_or(
+                        (if ((r1[((0x80u8.rotate_right((v3 as i32) as u32)) as u32 % 9) as usize]
+                            as u8)
+                            >= (r0[((v2.wrapping_add((v7 as u16))) as u32 % 6) as usize] as u8))
+                        {
+                            v4
+                        } else {
+                            (v4 as i8)
+                        }),
+                    )
+                    .wrapping_add(
+                        (s0.f1 as i8)
+                            .wrapping_add(v5)
+                            .wrapping_add(v5.wrapping_add(v4)),
+                    );
+            }
+        }
+        s1.f0 = v7.wrapping_add(v7).min(v7.wrapping_add(v7));
+        if ((!b0) & (v7 != (v7 as i32))) {
+            v0 ^= v0
+                .min(
+                    (r1[((p115_h0(
+                        v5,
+                        v3,
+                        (r1[((r0
+                            .iter()
+                            .position(|&x| x == i32::MIN)
+                            .map_or(6u32, |p| p as u32) as i8) as u32
+                            % 9) as usize] as u64),
+                        0x7fffffffu32,
+                        0x1u8,
+                        v5,
+                        v7,
+                        (v0 as u8),
+                        (-2646841748245417394i64),
+                        0x80u8,
+                    ) as u32) as u32
+                        % 9) as usize] as u64),
+                )
+                .wrapping_div(v1.overflowing_mul(v0).0 | 1);
+            v3 ^= (r0[((match (9223372036854775807i64) as u8 % 8 {
+                0 => v2,
+                1 | 2 => v2,
+                3..=5 => v2,
+                _ => v2,
+            }) as u32
+                % 6) as usize] as u64);
+        } else {
+            v5 = v5;
+            s1 = p115_hs(
+                s0,
+                (p115_h0(
+                    v4,
+                    v1,
+                    v3,
+                    0x2fb54e6du32,
+                    0x7fu8,
+                    (s1.f0 as i8),
+                    v6,
+                    0xe3u8,
+                    2392639508495892735i64,
+                    0xfbu8,
+                ) as u32)
+                    .wrapping_shl((v2.wrapping_add(v2)) as u32),
+            );
+        }
+        let mut ck: u64 = 0xcbf2_9ce4_8422_2325;
+        ck = (ck ^ (v0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v4 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v5 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v6 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v7 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r0.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r1.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck
+    }
+}
+
+fn fuzz_s2_p115(o: &mut Out) {
+    o.u64(s2_p115::p115(core::hint::black_box(0xd2d13acd8c905714)));
+}
+
+mod s3_p6 {
+    #[derive(Clone, Copy)]
+    pub struct S6 {
+        f0: i16,
+        f1: u64,
+        f2: i64,
+        f3: i8,
+    }
+    #[inline(never)]
+    fn p6_h0(a0: i16, a1: u64, a2: i8, a3: i64, a4: u64, a5: i16, a6: u16) -> i32 {
+        let r = (-1i32)
+            .rotate_left((0x1u32) as u32)
+            .overflowing_add(1813169040i32.wrapping_mul(0i32))
+            .0
+            .wrapping_rem(
+                (a2 as i32)
+                    .wrapping_add(i32::MIN)
+                    .wrapping_div((-1i32).wrapping_add(1117156802i32) | 1)
+                    | 1,
+            );
+        if i64::MIN.rotate_right((0x35u8) as u32).overflowing_sub(a3).1 {
+            r
+        } else {
+            r ^ (14i32 | 0i32).wrapping_add(5i32).wrapping_add(
+                (if (a5 != a5) {
+                    (i32::MIN.abs_diff(1i32) as i32)
+                } else {
+                    (match (0xffu8) as u8 % 8 {
+                        0 => (a5 as i32),
+                        1 | 2 => (a4 as i32),
+                        3..=5 => (a2 as i32),
+                        _ => 2147483647i32,
+                    })
+                }),
+            )
+        }
+    }
+    #[inline(never)]
+    fn p6_hs(s: S6, x: u32) -> S6 {
+        S6 {
+            f0: (if (s.f2 >= s.f2) {
+                s.f0.wrapping_add(0i16)
+            } else {
+                s.f0.wrapping_rem((s.f2 as i16) | 1)
+            }),
+            f1: s.f1.wrapping_shr((2147483647i32) as u32).wrapping_add(
+                (match (0x6c37u16) as u8 % 8 {
+                    0 => s.f1,
+                    1 | 2 => s.f1,
+                    3..=5 => 0x8000000000000000u64,
+                    _ => s.f1,
+                }),
+            ),
+            f2: (((-27651i16) != s.f0) as i64).wrapping_add((s.f1 as i64).wrapping_sub(s.f2)),
+            f3: s.f3,
+        }
+    }
+    #[inline(never)]
+    pub fn p6(input: u64) -> u64 {
+        let mut v0: i64 = (input.rotate_left(56) ^ 0x27ab8be3768ae2f6) as i64;
+        let mut v1: u16 = (input.rotate_left(44) ^ 0xda9db3ae1b3d5ad9) as u16;
+        let mut v2: i64 = (input.rotate_left(39) ^ 0xebbb6ee963cfc74a) as i64;
+        let mut v3: u32 = (input.rotate_left(39) ^ 0x1826d62f0f46bdce) as u32;
+        let mut v4: i32 = (input.rotate_left(21) ^ 0xeec58798c7fdebee) as i32;
+        let mut b0: bool = (input >> 38) & 1 == 1;
+        let mut r0: [i16; 8] = [
+            1i16,
+            1i16,
+            (-26032i16),
+            (input >> 15) as i16,
+            7389i16,
+            (input >> 25) as i16,
+            (input >> 30) as i16,
+            1i16,
+        ];
+        let mut s0 = S6 {
+            f0: (input >> 3) as i16,
+            f1: (input >> 3) as u64,
+            f2: (input >> 3) as i64,
+            f3: (input >> 3) as i8,
+        };
+        let mut s1 = S6 {
+            f0: (input >> 10) as i16,
+            f1: (input >> 10) as u64,
+            f2: (input >> 10) as i64,
+            f3: (input >> 10) as i8,
+        };
+        if (!b0) {
+            v2 ^= v2.checked_div(v0).unwrap_or(v0).saturating_mul(
+                (s1.f3 as i64).wrapping_div(
+                    (r0[(((r0[((0x1u64) as u32 % 8) as usize] as u8)
+                        .overflowing_mul(
+                            (r0[((v4.wrapping_rem(v4 | 1)) as u32 % 8) as usize] as u8),
+                        )
+                        .0) as u32
+                        % 8) as usize] as i64)
+                        | 1,
+                ),
+            );
+            if (r0[((match (r0[((v3 as u16) as u32 % 8) as usize] as i8) as u8 % 8 {
+                0 => 1i16,
+                1 | 2 => 0i16,
+                3..=5 => (v0 as i16),
+                _ => i16::MIN,
+            }) as u32
+                % 8) as usize] as i64)
+                .checked_add((v0 as i64).wrapping_add(v0))
+                .is_none()
+            {
+                v2 ^= (s1.f3 as i64);
+                v1 ^= ((v1.wrapping_add(0x7fffu16)) as u16);
+                b0 = (!((r0[((p6_h0(
+                    (-1i16),
+                    (v0 as u64),
+                    (r0[((2i16) as u32 % 8) as usize] as i8),
+                    v2,
+                    (r0[((r0[..(((v3) % 9) as usize)]
+                        .iter()
+                        .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32))
+                        as i16) as u32
+                        % 8) as usize] as u64),
+                    r0[((0xd58455dfd879afceu64
+                        .overflowing_add(
+                            (r0[((0x0u64.wrapping_shl(
+                                (r0[(((s1.f2 as i32).rotate_right((127i8) as u32)) as u32 % 8)
+                                    as usize] as u8) as u32,
+                            )) as u32
+                                % 8) as usize] as u64),
+                        )
+                        .0) as u32
+                        % 8) as usize],
+                    v1,
+                ) as i64) as u32
+                    % 8) as usize] as u8)
+                    <= 0x1u8));
+            } else {
+                v2 = (-1646083067579174114i64);
+                v1 ^= ((r0[((p6_h0(
+                    32576i16,
+                    s0.f1,
+                    s0.f3,
+                    (s1.f0 as i64),
+                    0x8000000000000000u64,
+                    s1.f0,
+                    v1,
+                ) as i64) as u32
+                    % 8) as usize] as u16)
+                    .wrapping_rem(v1 | 1)
+                    .abs_diff(v1) as u16);
+            }
+            r0[(((v4 as u16).max((v0 as u16))) as u32 % 8) as usize] = (r0
+                .iter()
+                .position(|&x| {
+                    x == r0[((v3) as u32 % 8) as usize].wrapping_add(
+                        r0[((p6_h0(
+                            i16::MIN,
+                            0x0u64,
+                            10i8,
+                            (r0[((0x883b080du32.wrapping_rem(v3 | 1)) as u32 % 8) as usize] as i64),
+                            0x170f1bd043305702u64,
+                            22713i16,
+                            (s1.f1 as u16),
+                        ) as i16) as u32
+                            % 8) as usize],
+                    )
+                })
+                .map_or(8u32, |p| p as u32)
+                as i16);
+        } else {
+            v2 = ((s0.f2 & (v4 as i64)) ^ v2.min((s0.f0 as i64))).wrapping_div(
+                ((r0[(((v2 as i8) as i8) as u32 % 8) as usize] as i64) | i64::MIN)
+                    .overflowing_sub(
+                        (r0[(((r0[((if ((v2 as u64) & 1 == 1) {
+                            (v0 as i16)
+                        } else {
+                            (-1i16)
+                        }) as u32
+                            % 8) as usize] as u64)
+                            .overflowing_sub(0xffffffffffffffffu64)
+                            .0) as u32
+                            % 8) as usize] as i64)
+                            .wrapping_div(v2 | 1),
+                    )
+                    .0
+                    | 1,
+            );
+            v1 = v1
+                .wrapping_add(v1)
+                .checked_div_euclid((v2 as u16))
+                .unwrap_or(v1)
+                .overflowing_add(v1)
+                .0;
+        }
+        r0[((match (v0) as u8 % 8 {
+            0 => v2,
+            1 | 2 => v2,
+            3..=5 => (v1 as i64),
+            _ => (v4 as i64),
+        }) as u32
+            % 8) as usize] = (v4.overflowing_mul((v3 as i32)).1 as i16);
+        for i0 in 0..1u32 {
+            v1 = v1
+                .checked_div_euclid(v1)
+                .unwrap_or(v1)
+                .wrapping_rem(
+                    (match (v4 as i16) {
+                        ..=-22924i16 => v1,
+                        -22923i16..=2968i16 => {
+                            (r0[(((s1.f1 as i8).wrapping_add((v4 as i8))) as u32 % 8) as usize]
+                                as u16)
+                        }
+                        _ => (v2 as u16),
+                    }) | 1,
+                )
+                .wrapping_rem(
+                    (v0 as u16).wrapping_sub(
+                        v1.overflowing_sub(
+                            (r0[(((v3 as i16).wrapping_add(i16::MIN)) as u32 % 8) as usize] as u16),
+                        )
+                        .0,
+                    ) | 1,
+                );
+        }
+        v2 = (((s1.f1 as u8) == 0x66u8) as i64).rotate_left(
+            (v3.wrapping_mul(v3)
+                .wrapping_add(v3.overflowing_add((s1.f2 as u32)).0)) as u32,
+        );
+        {
+            let mut i1: u32 = 0;
+            while i1 < 5 {
+                i1 += 1;
+                for i2 in 0..5u32 {
+                    v4 ^= p6_h0(
+                        (r0[((v3) % 8) as usize..]
+                            .iter()
+                            .copied()
+                            .fold(0 as i16, |s, x| s.wrapping_add(x))
+                            as i16),
+                        0x8000000000000000u64,
+                        (s0.f0 as i8)
+                            .checked_rem_euclid((v4 as i8))
+                            .unwrap_or((v0 as i8)),
+                        (r0.iter()
+                            .position(|&x| x == 1i16)
+                            .map_or(8u32, |p| p as u32) as i64),
+                        ((v1 < v1) as u64),
+                        32767i16.saturating_mul(1i16),
+                        v1.wrapping_rem(0x8000u16 | 1),
+                    );
+                    if b0 {
+                        break;
+                    }
+                    v3 = v3.wrapping_add(
+                        (if (!b0) {
+                            (v3 as u32).wrapping_add(i1)
+                        } else {
+                            i1.wrapping_rem(v3 | 1)
+                        })
+                        .checked_add((v3 as u32).wrapping_add(i1).saturating_mul(
+                            (p6_h0(
+                                22621i16,
+                                (r0[(((-1i8).overflowing_mul(4i8).0) as u32 % 8) as usize] as u64),
+                                110i8,
+                                (r0[((match (s1.f3 as u8) as u8 % 8 {
+                                    0 => v0,
+                                    1 | 2 => v0,
+                                    3..=5 => {
+                                        (r0[((0x0u64.wrapping_rem(0x24f7bc56d04eee74u64 | 1))
+                                            as u32
+                                            % 8)
+                                            as usize]
+                                            as i64)
+                                    }
+                                    _ => v0,
+                                }) as u32
+                                    % 8) as usize] as i64),
+                                0xe632cef18dc0a15du64,
+                                32767i16,
+                                (i2 as u16),
+                            ) as u32),
+                        ))
+                        .unwrap_or(i1.min(0x1u32).wrapping_add(i2.saturating_sub(v3))),
+                    );
+                    v3 ^= (s1.f3 as u32).wrapping_add(v3).wrapping_add((!i1));
+                    v2 = v2.wrapping_mul(
+                        v0.wrapping_rem((r0[((1i8 & 1i8) as u32 % 8) as usize] as i64) | 1),
+                    );
+                }
+                b0 = (r0[(((v2 as i64).trailing_zeros() as i64) as u32 % 8) as usize] as i8)
+                    .checked_mul(3i8.wrapping_add(1i8))
+                    .is_none();
+                r0[((r0[((s1.f3 as u64) as u32 % 8) as usize] as i32) as u32 % 8) as usize] =
+                    ((-18334i16).leading_zeros() as i16);
+                if (r0[((s1.f0 as u32) as u32 % 8) as usize] as u8)
+                    .overflowing_add((r0[((i1.wrapping_mul(i1)) as u32 % 8) as usize] as u8))
+                    .1
+                {
+                    continue;
+                }
+                v0 = v0.wrapping_add(
+                    (((0x0u16 & 1 == 1) as i64)
+                        & (v2.wrapping_shr((v4 as u32) as u32) | (v1 as i64))),
+                );
+            }
+        }
+        v3 = (v4 as u32);
+        if ((!0x1u64) < 0x0u64.wrapping_div((s0.f2 as u64) | 1)) {
+            return (input ^ (v0 as u64)).rotate_left(7);
+        }
+        v2 = v2.wrapping_add(
+            (v1 as i64)
+                .saturating_mul(v0)
+                .overflowing_mul(((r0[((v2 as u32) as u32 % 8) as usize] as i64) & v0))
+                .0
+                .wrapping_shr(
+                    ((v2 as i32)
+                        .wrapping_add(v4)
+                        .saturating_mul(v4.wrapping_rem(v4 | 1))) as u32,
+                ),
+        );
+        s0.f3 = 1i8;
+        let mut ck: u64 = 0xcbf2_9ce4_8422_2325;
+        ck = (ck ^ (v0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v4 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r0.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck
+    }
+}
+
+fn fuzz_s3_p6(o: &mut Out) {
+    o.u64(s3_p6::p6(core::hint::black_box(0x9940cfaf87393e42)));
+}
+
 pub const CASES: &[Case] = &[
     case!(mulo_of_widened_byte),
     case!(fuzz_s2_p44),
     case!(fuzz_s2_p54),
     case!(fuzz_s20261204_p4),
+    case!(fuzz_s2_p115),
+    case!(fuzz_s3_p6),
 ];

@@ -319,6 +319,40 @@ fn rows_try_from_in_closure(o: &mut Out) {
     o.u32(b);
 }
 
+// A 64-bit rotation by a variable amount of a value with an all-ones 32-bit half (seed 2
+// program 115 of the random run: `(v5 as u64).rotate_right(..)` with `v5 == -41i8`). The type
+// legalizer picks each half of the result with a `select` on bit 5 of the amount, which becomes
+// the all-ones select when a half is known to be all ones (docs/codegen-conformance.md).
+
+#[inline(never)]
+fn u64_rotr_of_constant(_: u64, y: u64) -> u64 {
+    (-41i64 as u64).rotate_right(y as u32)
+}
+#[inline(never)]
+fn u64_rotl_of_constant(_: u64, y: u64) -> u64 {
+    0x0000_0005_FFFF_FFFFu64.rotate_left(y as u32)
+}
+#[inline(never)]
+fn u64_rotr_of_high_ones(x: u64, y: u64) -> u64 {
+    (x | 0xFFFF_FFFF_0000_0000).rotate_right(y as u32)
+}
+#[inline(never)]
+fn u64_rotl_of_widened_u32(x: u64, y: u64) -> u64 {
+    (x as u32 as u64 | 0xFFFF_FFFF_0000_0000).rotate_left(y as u32 & 63)
+}
+#[inline(never)]
+fn u64_rotr_of_constant_by_byte(x: u64, y: u64) -> u64 {
+    (-41i64 as u64).rotate_right(y as u8 as u32) ^ x
+}
+
+fn u64_rotate_all_ones_half(o: &mut Out) {
+    each_pair(o, u64_rotr_of_constant);
+    each_pair(o, u64_rotl_of_constant);
+    each_pair(o, u64_rotr_of_high_ones);
+    each_pair(o, u64_rotl_of_widened_u32);
+    each_pair(o, u64_rotr_of_constant_by_byte);
+}
+
 pub const CASES: &[Case] = &[
     case!(u64_min_then_truncate),
     case!(u64_try_from_saturate),
@@ -328,4 +362,5 @@ pub const CASES: &[Case] = &[
     case!(all_ones_select),
     case!(saturating_all_ones),
     case!(rows_try_from_in_closure),
+    case!(u64_rotate_all_ones_half),
 ];
