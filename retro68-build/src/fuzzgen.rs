@@ -680,12 +680,11 @@ impl Gen<'_> {
                 tail: "}".into(),
             }
         } else {
-            // The counter steps first, so a `continue` cannot skip it.
-            let mut b = vec![Stmt::Line(format!("{k} += 1;"))];
-            b.extend(body);
+            // The counter steps first, so a `continue` cannot skip it, and in the head, so the
+            // reducer (which leaves statements out) cannot make the loop endless.
             Stmt::Block {
-                head: format!("{{ let mut {k}: u32 = 0; while {k} < {bound} {{"),
-                body: b,
+                head: format!("{{ let mut {k}: u32 = 0; while {k} < {bound} {{ {k} += 1;"),
+                body,
                 mid: None,
                 tail: "} }".into(),
             }
@@ -900,5 +899,35 @@ mod tests {
         let fewer = p.render(&(0..p.statement_count()).collect());
         assert!(fewer.len() < all.len());
         assert!(fewer.contains("let mut ck"));
+    }
+
+    /// The reducer leaves out any statement it likes: whatever it leaves out, every `while`
+    /// loop still steps its counter (no reduced variant runs forever on the host).
+    #[test]
+    fn no_statement_left_out_makes_a_loop_endless() {
+        let mut whiles = 0;
+        for index in 0..200 {
+            let p = generate(2, index);
+            let bare = p.render(&(0..p.statement_count()).collect());
+            let all = p.render(&BTreeSet::new());
+            for text in [bare, all] {
+                for line in text.lines().filter(|l| l.contains("while ")) {
+                    whiles += 1;
+                    let counter = line
+                        .split("let mut ")
+                        .nth(1)
+                        .and_then(|r| r.split(':').next());
+                    let counter = counter.expect("a while loop declares its counter");
+                    assert!(
+                        line.contains(&format!("{{ {counter} += 1;")),
+                        "program {index}: {line}"
+                    );
+                }
+            }
+        }
+        assert!(
+            whiles > 0,
+            "no while loop generated: the test checks nothing"
+        );
     }
 }
