@@ -5,7 +5,7 @@
 //! PRAM file and the CD attached where ferrite put them. No Mac code runs.
 #![cfg(unix)]
 
-use ferrite_emu::qemu_monitor::{Monitor, QemuProcess, parse_info_block, parse_qtree_scsi};
+use ferrite_harness::qemu_monitor::{Monitor, QemuProcess, parse_info_block, parse_qtree_scsi};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;

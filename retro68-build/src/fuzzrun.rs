@@ -1,7 +1,7 @@
 //! The random differential campaign of `cargo xtask fuzz-codegen` (and its short run in
 //! `cargo xtask test`): batches of programs from [`crate::fuzzgen`] are built into
 //! `tests/codegen-fuzz` for the host and, through the whole pipeline, for the 68k, run in the
-//! emulated Mac (68000/68020/68040) and under QEMU (68000/68040) by ferrite-emu's
+//! emulated Mac (68000/68020/68040) and under QEMU (68000/68040) by ferrite-harness's
 //! `codegen-fuzz` runner, and their checksums compared with the host's. A mismatching program
 //! is written to a file and reduced by leaving statements out while it still mismatches.
 
@@ -116,7 +116,7 @@ impl Campaign {
         Ok(())
     }
 
-    /// Build and run `programs` (with statements left out as given); `runner` is ferrite-emu's
+    /// Build and run `programs` (with statements left out as given); `runner` is ferrite-harness's
     /// `codegen-fuzz` binary (a `cargo run` command the arguments are appended to).
     pub fn run_batch(
         &self,

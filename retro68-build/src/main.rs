@@ -477,7 +477,7 @@ const QEMU_CHECK_SECONDS: u64 = 90;
 
 /// `cargo xtask qemu-check`: see [`Cmd::QemuCheck`].
 fn qemu_check(root: &Path) -> Result<()> {
-    use ferrite_emu::qemu_monitor::{Monitor, MonitorMemory, QemuProcess, find_ferrite};
+    use ferrite_harness::qemu_monitor::{Monitor, MonitorMemory, QemuProcess, find_ferrite};
     use std::time::{Duration, Instant};
     let Some(rom) = std::env::var_os(Q800_ROM_ENV) else {
         println!(
@@ -754,38 +754,40 @@ fn test(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The `ferrite` command links the emulated Mac without its test harness: no codegen suite,
-/// no differential tests, no qemu-m68k runner (`ferrite-emu`'s `harness` feature).
+/// The product crates link no test or harness crate: the `ferrite` command (formatter) and
+/// the emulated Mac it boots disks in link no codegen suite, differential tests, qemu-m68k
+/// runner or integration suite (those are `ferrite-harness`, `codegen-suite`,
+/// `ferrite-difftest` and `ferrite-tests`).
 fn command_links_no_harness(root: &Path) -> Result<()> {
-    let out = cargo_stable(root)
-        .args([
-            "tree",
-            "--quiet",
-            "-p",
-            "ferrite-formatter",
-            "--edges",
-            "normal",
-            "--prefix",
-            "none",
-        ])
-        .output()
-        .context("could not run cargo tree")?;
-    if !out.status.success() {
-        bail!("cargo tree -p ferrite-formatter failed");
-    }
-    let tree = String::from_utf8_lossy(&out.stdout);
-    let linked: Vec<&str> = ["codegen-suite", "ferrite-difftest"]
+    for product in ["ferrite-formatter", "ferrite-emu", "ferrite-shared"] {
+        let out = cargo_stable(root)
+            .args([
+                "tree", "--quiet", "-p", product, "--edges", "normal", "--prefix", "none",
+            ])
+            .output()
+            .context("could not run cargo tree")?;
+        if !out.status.success() {
+            bail!("cargo tree -p {product} failed");
+        }
+        let tree = String::from_utf8_lossy(&out.stdout);
+        if !tree.lines().any(|l| l.starts_with(&format!("{product} "))) {
+            bail!("cargo tree -p {product} does not list {product}: the check is stale");
+        }
+        let linked: Vec<&str> = [
+            "codegen-suite",
+            "ferrite-difftest",
+            "ferrite-harness",
+            "ferrite-tests",
+        ]
         .into_iter()
         .filter(|c| tree.lines().any(|l| l.starts_with(&format!("{c} "))))
         .collect();
-    if !tree.lines().any(|l| l.starts_with("ferrite-emu ")) {
-        bail!("cargo tree -p ferrite-formatter does not list ferrite-emu: the check is stale");
-    }
-    if !linked.is_empty() {
-        bail!(
-            "the ferrite command links {}: depend on ferrite-emu with default-features = false",
-            linked.join(", ")
-        );
+        if !linked.is_empty() {
+            bail!(
+                "{product} links {}: a product crate must not depend on a test or harness crate",
+                linked.join(", ")
+            );
+        }
     }
     Ok(())
 }
@@ -992,7 +994,7 @@ fn soak(root: &Path, m68k_dir: &Path, seed: Option<u64>, ops: u64) -> Result<()>
         "test",
         "--quiet",
         "-p",
-        "ferrite-emu",
+        "ferrite-tests",
         "--test",
         "driver_soak",
     ])
@@ -1022,7 +1024,7 @@ fn soak(root: &Path, m68k_dir: &Path, seed: Option<u64>, ops: u64) -> Result<()>
 /// (one test at a time, so its progress reads in order).
 fn write_suite_docs(root: &Path, m68k_dir: &Path, suite: &str, doc: &str) -> Result<()> {
     let status = cargo_stable(root)
-        .args(["test", "--quiet", "-p", "ferrite-emu", "--test", suite])
+        .args(["test", "--quiet", "-p", "ferrite-tests", "--test", suite])
         .args([
             "--",
             "--include-ignored",
@@ -1054,7 +1056,7 @@ fn driver_suites_under_seeds(root: &Path, m68k_dir: &Path, coverage_dir: &Path) 
     let started = std::time::Instant::now();
     for seed in 1..=DRIVER_SEEDS {
         let mut cmd = cargo_stable(root);
-        cmd.args(["test", "--quiet", "-p", "ferrite-emu"]);
+        cmd.args(["test", "--quiet", "-p", "ferrite-tests"]);
         for s in &suites {
             cmd.args(["--test", s]);
         }
@@ -1068,7 +1070,7 @@ fn driver_suites_under_seeds(root: &Path, m68k_dir: &Path, coverage_dir: &Path) 
             eprint!("{}", String::from_utf8_lossy(&out.stderr));
             bail!(
                 "the driver suites failed under FERRITE_SEED={seed}; reproduce with: \
-                 FERRITE_SEED={seed} FERRITE_M68K_DIR=target/m68k cargo test -p ferrite-emu \
+                 FERRITE_SEED={seed} FERRITE_M68K_DIR=target/m68k cargo test -p ferrite-tests \
                  --test <suite> -- --include-ignored"
             );
         }
@@ -1267,7 +1269,7 @@ const DIFFTEST_SHORT: u32 = 2000;
 /// Their seed (`cargo xtask difftest --seed` picks another).
 const DIFFTEST_SEED: u32 = 13;
 
-/// The on-target differential tests (`tests/src/bin/difftest.rs`).
+/// The on-target differential tests (`tests/harness/src/bin/difftest.rs`).
 fn difftest(
     root: &Path,
     m68k_dir: &Path,
@@ -1297,7 +1299,7 @@ fn difftest(
     )
 }
 
-/// `cargo run --release` of one of ferrite-emu's binaries (`codegen-conformance`,
+/// `cargo run --release` of one of ferrite-harness's binaries (`codegen-conformance`,
 /// `difftest`); the caller adds its arguments.
 fn emu_bin(root: &Path, bin: &str) -> Command {
     let mut cmd = cargo_stable(root);
@@ -1306,7 +1308,7 @@ fn emu_bin(root: &Path, bin: &str) -> Command {
         "--quiet",
         "--release",
         "-p",
-        "ferrite-emu",
+        "ferrite-harness",
         "--bin",
         bin,
         "--",

@@ -1,7 +1,7 @@
 //! Measurements of the Ferrite driver in the emulated Mac (printed as Markdown tables; the
 //! numbers are recorded in `docs/driver.md`), the single-block read budgets checked, and a
 //! per-function profile of one read on each CPU and SCSI Manager (`support/profile.rs`). Run with
-//! `cargo test -p ferrite-emu --test driver_bench -- --include-ignored --nocapture`.
+//! `cargo test -p ferrite-tests --test driver_bench -- --include-ignored --nocapture`.
 //!
 //! Method: every Mac OS service in the emulated Mac (Device Manager, IODone, both SCSI
 //! Managers, the bus transfer) is a host routine that costs 0 CPU cycles, so the cycles the

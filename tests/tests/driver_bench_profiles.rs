@@ -483,7 +483,7 @@ fn benchmark_report() {
     }
     panic!(
         "{DOC}: the benchmark tables are stale; regenerate them with `cargo xtask bench` (or \
-         FERRITE_WRITE_DOCS=1 FERRITE_M68K_DIR=$PWD/target/m68k cargo test -p ferrite-emu \
+         FERRITE_WRITE_DOCS=1 FERRITE_M68K_DIR=$PWD/target/m68k cargo test -p ferrite-tests \
          --test driver_bench_profiles -- --include-ignored)"
     );
 }

@@ -994,7 +994,7 @@ fn fault_matrix() {
     }
     panic!(
         "{DOC}: the fault matrix is stale; regenerate it with `cargo xtask reliability` (or \
-         FERRITE_WRITE_DOCS=1 FERRITE_M68K_DIR=$PWD/target/m68k cargo test -p ferrite-emu \
+         FERRITE_WRITE_DOCS=1 FERRITE_M68K_DIR=$PWD/target/m68k cargo test -p ferrite-tests \
          --test driver_fault_matrix -- --include-ignored)"
     );
 }

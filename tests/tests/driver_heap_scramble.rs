@@ -3,7 +3,7 @@
 //! moves every unlocked relocatable block, here including relocatable blocks of "other
 //! system software" allocated before the boot. The driver must boot, and its reads and writes
 //! must match the disk, whatever the seed (`FERRITE_SEED`). The whole driver suite can also
-//! be run scrambled: `FERRITE_HEAP_SCRAMBLE=1 cargo test -p ferrite-emu`.
+//! be run scrambled: `FERRITE_HEAP_SCRAMBLE=1 cargo test -p ferrite-tests`.
 
 #[path = "support/ferrite.rs"]
 mod ferrite;

@@ -167,7 +167,7 @@ fn codegen_suite_allocates_through_the_memory_manager() {
 #[test]
 #[ignore = "needs m68k artifacts: run `cargo xtask test`"]
 fn codegen_conformance_reallocates_the_output_buffer_after_a_fault() {
-    use ferrite_emu::conformance::SuiteRunner;
+    use ferrite_harness::conformance::SuiteRunner;
     let suite = artifact("test/codegen-suite.flat");
     let vec_case = codegen_suite::CASES
         .iter()

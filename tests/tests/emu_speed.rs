@@ -1,5 +1,5 @@
 //! Emulator speed: emulated instructions per host second (print with `--nocapture`; measure
-//! with `cargo test --release -p ferrite-emu --test emu_speed -- --nocapture`).
+//! with `cargo test --release -p ferrite-tests --test emu_speed -- --nocapture`).
 
 use ferrite_emu::testing::flat_image;
 use ferrite_emu::{CpuModel, Machine};

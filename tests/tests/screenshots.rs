@@ -364,7 +364,7 @@ fn screenshots_are_current() {
     assert!(
         stale.is_empty(),
         "stale: {stale:?}; regenerate with `cargo xtask screenshots` (or FERRITE_WRITE_DOCS=1 \
-         FERRITE_M68K_DIR=$PWD/target/m68k cargo test -p ferrite-emu --test screenshots -- \
+         FERRITE_M68K_DIR=$PWD/target/m68k cargo test -p ferrite-tests --test screenshots -- \
          --include-ignored)"
     );
 }

@@ -38,19 +38,16 @@
 //! * [`scsi`]: the virtual SCSI bus and its targets.
 //! * [`scsi_manager`]: SCSI Manager 4.3 (`_SCSIAtomic`) and the original SCSI Manager
 //!   (`_SCSIDispatch`) on that bus.
-//! * [`qemu`]: the second, independent 68k core (`qemu-m68k`); feature `harness`.
-//! * [`conformance`]: the codegen suite compared across host, emulator and QEMU; feature
-//!   `harness`, like [`difftest`] (the on-target differential tests' runner).
+//! * [`bench`]: the benchmark engine behind `ferrite bench`.
+//!
+//! The compiler checks (codegen conformance, differential tests, the QEMU runner and monitor
+//! client) live in `ferrite-harness` (`tests/harness/`); the integration suites in `tests/tests/`.
 
 pub mod bench;
 pub mod bus;
-#[cfg(feature = "harness")]
-pub mod conformance;
 pub mod coverage;
 pub mod cpu;
 pub mod device_manager;
-#[cfg(feature = "harness")]
-pub mod difftest;
 pub mod drive_queue;
 pub mod error;
 pub mod events;
@@ -64,10 +61,6 @@ pub mod memory_manager;
 pub mod mm_traps;
 pub mod os_utils;
 pub mod profile;
-#[cfg(feature = "harness")]
-pub mod qemu;
-#[cfg(unix)]
-pub mod qemu_monitor;
 pub mod scsi;
 pub mod scsi_manager;
 pub mod seed;

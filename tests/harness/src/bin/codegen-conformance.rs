@@ -11,7 +11,7 @@
 //! regression or a broken harness is caught, while the known ones stay visible in the counts.
 //! `--write-known FILE` records the current mismatches as that list.
 
-use ferrite_emu::conformance::{self, MODELS, Outcome};
+use ferrite_harness::conformance::{self, MODELS, Outcome};
 use ferrite_shared::flat::FlatImage;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -179,7 +179,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    for cpu in ferrite_emu::qemu::QEMU_CPUS {
+    for cpu in ferrite_harness::qemu::QEMU_CPUS {
         if !wanted(&format!("qemu-m68k -cpu {cpu}")) {
             continue;
         }

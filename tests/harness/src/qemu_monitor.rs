@@ -4,15 +4,15 @@
 //! driver in its unit table and its volume in the drive queue (`cargo xtask qemu-check`).
 //!
 //! The memory walk uses the low-memory globals and record layouts of *Inside Macintosh:
-//! Devices* and *Files* (the same constants the emulated Mac uses: [`crate::lowmem`],
-//! [`crate::device_manager`], [`crate::drive_queue`]): `UTableBase` ($11C) points to the unit
+//! Devices* and *Files* (the same constants the emulated Mac uses: [`ferrite_emu::lowmem`],
+//! [`ferrite_emu::device_manager`], [`ferrite_emu::drive_queue`]): `UTableBase` ($11C) points to the unit
 //! table, `UnitNtryCnt` ($1D2) counts its entries, each a handle to a device control entry
 //! whose `dCtlDriver` is a pointer to the driver (a handle when `dRAMBased` is set); the driver
 //! header's name is at +18; the drive queue header `DrvQHdr` ($308) has `qHead` at +2.
 
-use crate::device_manager::{D_RAM_BASED, DCTL_DRIVER, DCTL_FLAGS, DCTL_REFNUM};
-use crate::drive_queue::{DQ_DRIVE, DQ_DRV_SZ, DQ_DRV_SZ2, DQ_QLINK, DQ_REFNUM};
-use crate::lowmem::{DRV_Q_HDR, UNIT_NTRY_CNT, UTABLE_BASE};
+use ferrite_emu::device_manager::{D_RAM_BASED, DCTL_DRIVER, DCTL_FLAGS, DCTL_REFNUM};
+use ferrite_emu::drive_queue::{DQ_DRIVE, DQ_DRV_SZ, DQ_DRV_SZ2, DQ_QLINK, DQ_REFNUM};
+use ferrite_emu::lowmem::{DRV_Q_HDR, UNIT_NTRY_CNT, UTABLE_BASE};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Child;

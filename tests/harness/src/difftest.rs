@@ -4,8 +4,9 @@
 //! input's trace digest must equal the host's. A mismatch is reported with the function, the
 //! seed, the input index and both traces.
 
-use crate::{CpuModel, Machine, MachineConfig, ZoneId, qemu};
+use crate::qemu;
 use ferrite_difftest::{FUNCTIONS, MAX_TRACE};
+use ferrite_emu::{CpuModel, Machine, MachineConfig, ZoneId};
 use ferrite_shared::flat::FlatImage;
 use std::path::Path;
 use std::process::{Command, Stdio};

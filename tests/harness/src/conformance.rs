@@ -2,7 +2,8 @@
 //! emulated Mac (the `m68k` crate, 68000/68020/68040 models, allocator on `_NewPtr`) and
 //! under `qemu-m68k`, and the output bytes must agree.
 
-use crate::{CpuModel, Machine, MachineConfig, ZoneId, qemu};
+use crate::qemu;
+use ferrite_emu::{CpuModel, Machine, MachineConfig, ZoneId};
 use ferrite_shared::flat::FlatImage;
 use std::path::Path;
 use std::time::{Duration, Instant};

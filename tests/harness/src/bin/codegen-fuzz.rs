@@ -12,7 +12,7 @@
 //! `SITES <index> <offset>…`: which of the image offsets listed in `SITES.txt` (hexadecimal,
 //! one a line: the verifier's findings) it executed (`cargo xtask codegen-recall`).
 
-use ferrite_emu::conformance::{self, MODELS, Outcome, Reference};
+use ferrite_harness::conformance::{self, MODELS, Outcome, Reference};
 use ferrite_shared::flat::FlatImage;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -129,7 +129,7 @@ fn main() -> ExitCode {
             outcomes.push(conformance::run_emulated_against(&flat, model, &reference));
         }
     }
-    for cpu in ferrite_emu::qemu::QEMU_CPUS {
+    for cpu in ferrite_harness::qemu::QEMU_CPUS {
         if wanted(&format!("qemu-m68k -cpu {cpu}")) {
             outcomes.push(conformance::run_qemu_against(elf_path, cpu, &reference));
         }

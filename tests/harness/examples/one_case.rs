@@ -2,7 +2,7 @@
 //! With a third argument `diff`, also print the first differing bytes (host vs. 68k); with
 //! `dump`, both outputs in hex.
 use ferrite_emu::CpuModel;
-use ferrite_emu::conformance::{SuiteRunner, host_output};
+use ferrite_harness::conformance::{SuiteRunner, host_output};
 use ferrite_shared::flat::FlatImage;
 
 fn main() {

@@ -8,8 +8,8 @@
 //! any mismatch fails, with the function, the seed, the input index and both traces.
 
 use ferrite_difftest::FUNCTIONS;
-use ferrite_emu::conformance::MODELS;
-use ferrite_emu::difftest::{self, Outcome};
+use ferrite_harness::conformance::MODELS;
+use ferrite_harness::difftest::{self, Outcome};
 use ferrite_shared::flat::FlatImage;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -147,7 +147,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    for cpu in ferrite_emu::qemu::QEMU_CPUS {
+    for cpu in ferrite_harness::qemu::QEMU_CPUS {
         let target = format!("qemu-m68k -cpu {cpu}");
         if !wanted(&target) {
             continue;
