@@ -76,7 +76,7 @@ pub const APP_RESERVE_A5: &str = "-Ctarget-feature=+reserve-a5";
 pub const APP_DATE: u32 = 3_850_070_400;
 
 /// Largest driver blob the build accepts: the 32-block slot Apple-style formatters reserve.
-pub const DRIVER_BLOB_MAX: usize = 32 * 512;
+pub const DRIVER_BLOB_MAX: usize = 34 * 512;
 
 /// Where an artifact's code comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -595,7 +595,13 @@ fn operate(run: &mut Run, op: Op) -> i16 {
         Op::Read => run.read(READ_BLOCK, BLOCKS),
         Op::Write => run.write(WRITE_BLOCK, BLOCKS, 0x5A),
         Op::Flush => run.r.control(Some(0), 43, b"flus").0,
-        Op::Eject => run.r.control(Some(0), 7, &[]).0,
+        // As the Finder ejects: `_Eject` takes the volume off line, then Control 7.
+        Op::Eject => {
+            let number = run.r.drives[0].number;
+            let w = run.r.what();
+            ferrite_emu::file_manager::call_eject(&mut run.r.m, number)
+                .unwrap_or_else(|e| panic!("{w}: {e}"))
+        }
     }
 }
 

@@ -45,6 +45,13 @@ pub(super) fn command_step(g: &mut Globals, cdb: &[u8], dir: Dir, data: u32, len
 /// [`command_step`] of the command already in `g.cdb` (`cdb_len` bytes): Prime's transfers
 /// write their CDB there directly ([`stage_transfer`]).
 pub(super) fn staged_step(g: &mut Globals, cdb_len: u8, dir: Dir, data: u32, len: u32) -> Step {
+    // One command at a time: a call that comes while one of ours runs (an immediate Prime or
+    // Control from a completion routine or an interrupt) would share its CDB, parameter
+    // block and sense buffer. It cannot wait here: refused (`ioErr`; Prime's queued path
+    // defers instead).
+    if g.in_command != 0 {
+        return Step::Later;
+    }
     // The VBL task's retries stay out of our buffers while this runs (see `vbl_retry`).
     g.in_command += 1;
     let step = with_recovery(g, cdb_len, dir, data, len);

@@ -1,6 +1,6 @@
 //! Control and Status.
 
-use super::install::{open_disk, post_pending_events, read_map};
+use super::install::{open_disk, post_pending_events, prevent, read_map, volume_on};
 use super::*;
 
 pub(super) fn flush_cache(g: &mut Globals) -> i16 {
@@ -23,21 +23,27 @@ pub(super) fn flush_cache(g: &mut Globals) -> i16 {
 }
 
 /// accRun with the medium ejected or changed: when the drive has one and it reads, serve
-/// its partitions (the drives keep their numbers; one per HFS partition, more added if the
-/// new medium has more, the rest left empty) and post their disk-inserted events. accRun
-/// comes from `SystemTask`, at application level: the drive may be waited for here.
+/// its partitions and post their disk-inserted events. No drive carries over from the old
+/// medium blindly: one with a volume still on line (the File Manager did not take it off line
+/// — the medium was changed behind its back) is [`RETIRED`] and answers `offLinErr`; the
+/// others are free, and the new medium's partitions take them (numbers kept) or new drives
+/// with new numbers. accRun comes from `SystemTask`, at application level: the drive may be
+/// waited for here.
 pub(super) fn reread(g: &mut Globals) {
+    for i in 0..g.ndrives as usize {
+        let d = &mut g.drives[i];
+        d.qel.disk_in_place = 0;
+        d.extent.blocks = 0;
+        d.event_pending = 0;
+        d.partition = if volume_on(d.number) { RETIRED } else { 0 };
+    }
     g.may_wait = 1;
-    g.nseen = 0;
+    g.reading = 1;
     let r = open_disk(g).and_then(|()| read_map(g, false));
     g.may_wait = 0;
+    g.reading = 0;
     if r.is_ok() {
         g.medium_changed = 0;
-        for i in g.nseen as usize..g.ndrives as usize {
-            let d = &mut g.drives[i];
-            d.qel.disk_in_place = 0;
-            d.extent.blocks = 0;
-        }
     }
 }
 
@@ -51,7 +57,6 @@ fn rescan(g: &mut Globals) -> i16 {
         return err::OFF_LIN_ERR;
     }
     g.may_wait = 1;
-    g.nseen = g.ndrives as u8;
     let r = read_map(g, true);
     g.may_wait = 0;
     // accRun posts what `_PostEvent` refuses now.
@@ -121,9 +126,12 @@ pub(super) fn control(pb_addr: u32, dce_addr: u32) -> i16 {
         5 => verify(g, pb.io_vref_num.get()),
         6 => 0, // format: nothing to do for a hard disk
         7 => {
+            // `_Eject` took this drive's volume off line. The whole medium goes: a volume
+            // of another of its partitions still on line keeps its drive, retired
+            // (`reread`), and never meets the next medium.
             let r = flush_cache(g);
             if r == 0 && g.removable != 0 {
-                let _ = command(g, &scsi::prevent_allow(false), Dir::None, 0, 0);
+                prevent(g, false);
                 if let Err(e) = command(g, &scsi::start_stop_unit(false, true), Dir::None, 0, 0) {
                     return e;
                 }

@@ -71,10 +71,12 @@ fn bring_up(g: &mut Globals, kind: u32, d5: u32, settings: &Settings) -> Result<
     // The ROM installs boot drivers with interrupts enabled: the one place the driver may
     // wait for a drive that is spinning up.
     g.may_wait = 1;
+    g.reading = 1;
     g.want_cache = settings.write_cache as u8;
     g.idle_ticks = settings.idle_flush_ticks;
     let opened = open_disk(g).and_then(|()| read_map(g, false));
     g.may_wait = 0;
+    g.reading = 0;
     opened?;
     if g.use43 != 0 && kind == 1 {
         register_xref(g, d5)?;
@@ -162,6 +164,12 @@ pub(super) fn open_disk(g: &mut Globals) -> Result<(), i16> {
         return Err(err::NO_DRIVE_ERR);
     }
     g.disk_blocks = blocks;
+    // A removable medium stays in while the driver serves it (the user's eject button does
+    // nothing): it leaves through `_Eject` → Control 7, which allows the removal first. A
+    // drive without the command keeps its button.
+    if g.removable != 0 {
+        prevent(g, true);
+    }
     // The caching page's current values: the header's WP bit for the drives, the page for
     // the write cache. A drive without the page (SCSI-1) refuses: leave it as it is.
     let page = g.page.as_mut_ptr() as u32;
@@ -267,11 +275,27 @@ fn serves(g: &Globals, partition: u8) -> bool {
         .any(|d| d.partition == partition)
 }
 
-pub(super) fn drive_number_taken(n: u16) -> bool {
-    let mut el = mac::peek32(mac::lowmem::DRV_Q_HEAD);
+/// PREVENT (or ALLOW) MEDIUM REMOVAL; a drive without the command is left as it is.
+#[inline(never)]
+pub(super) fn prevent(g: &mut Globals, on: bool) {
+    let _ = command(g, &scsi::prevent_allow(on), Dir::None, 0, 0);
+}
+
+/// `VCBQHdr.qHead`: the first volume control block (IM Files, "Volume Control Blocks").
+const VCB_Q_HEAD: u32 = 0x358;
+/// `vcbDrvNum`: the drive an on-line volume is on; 0 once the File Manager took it off line
+/// (`_Eject`, `_Offline`).
+const VCB_DRV_NUM: u32 = 72;
+/// `dQDrive` in a drive-queue element.
+const DQ_DRIVE: u32 = 6;
+
+/// An element of the queue whose first element is at `head` has the word `n` at `offset`.
+#[inline(never)]
+fn queue_has(head: u32, offset: u32, n: u16) -> bool {
+    let mut el = mac::peek32(head);
     let mut guard = 0;
     while el != 0 && guard < 256 {
-        if mac::peek16(el + 6) == n {
+        if mac::peek16(el + offset) == n {
             return true;
         }
         el = mac::peek32(el);
@@ -280,16 +304,28 @@ pub(super) fn drive_number_taken(n: u16) -> bool {
     false
 }
 
-/// The map reading found an HFS partition: the next drive serves it. At install that is a
-/// new drive; reading a new medium, the drives already in the drive queue are used again
-/// (their numbers and queue links kept), and only partitions beyond them add drives.
+pub(super) fn drive_number_taken(n: u16) -> bool {
+    queue_has(mac::lowmem::DRV_Q_HEAD, DQ_DRIVE, n)
+}
+
+/// A volume is mounted and on line on drive `n`: the File Manager sends its I/O there.
+pub(super) fn volume_on(n: u16) -> bool {
+    queue_has(VCB_Q_HEAD, VCB_DRV_NUM, n)
+}
+
+/// The map reading found an HFS partition: a drive serves it — a free one (left by an
+/// earlier medium with no volume on line on it; its number kept), else a new one with the
+/// next free number. A [`RETIRED`] drive is never taken: a mounted volume's I/O goes there.
 pub(super) fn add_drive(g: &mut Globals, extent: Extent, partition: u8) {
-    let i = g.nseen as usize;
+    let n = g.ndrives as usize;
+    let mut i = 0;
+    while i < n && g.drives[i].partition != 0 {
+        i += 1;
+    }
     if i >= MAX_DRIVES {
         return;
     }
-    g.nseen += 1;
-    let new = i >= g.ndrives as usize;
+    let new = i == n;
     let mut number = g.drives[i].number;
     if new {
         number = FIRST_DRIVE;

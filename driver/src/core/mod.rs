@@ -54,6 +54,10 @@ const MAX_RETRIES: u8 = 8;
 /// NOT READY (becoming ready) waits of an asynchronous request before it fails: with
 /// [`NOT_READY_WAIT_TICKS`] between them, about 20 s — a drive spinning up after power-on.
 const MAX_NOT_READY_WAITS: u8 = 40;
+/// [`Drive::partition`] of a drive whose medium left while a volume was on line on it: it
+/// keeps its number (the File Manager's VCB names it) and answers `offLinErr`, and no new
+/// medium is ever served under it ([`control::reread`]).
+const RETIRED: u8 = 0xFF;
 /// `vType`: the `qType` of a VBL task.
 const V_TYPE: u16 = 1;
 /// Ticks to wait between NOT READY retries.
@@ -69,7 +73,8 @@ pub struct Drive {
     pub number: u16,
     /// The disk-inserted event still has to be posted.
     pub event_pending: u8,
-    /// The partition's entry in the map (1 = the first; DriverGestalt `'boot'`).
+    /// The partition's entry in the map (1 = the first; DriverGestalt `'boot'`); 0: a free
+    /// drive (no medium; the next medium's partition may take it), [`RETIRED`].
     pub partition: u8,
 }
 
@@ -175,8 +180,9 @@ pub struct Globals {
     pub vbl_dce: u32,
     /// The DeviceIdent SCSI Manager 4.3 gave our old-API SCSI ID, taken at the switch.
     pub ident43: [u8; 4],
-    /// Drives found by the map reading in progress (install, or a new medium).
-    pub nseen: u8,
+    /// A medium is being read (install, or accRun after a change): its UNIT ATTENTION 28/00
+    /// is the one that announced it, not a new change ([`note_sense`]).
+    pub reading: u8,
     /// The settings ask for the drive's write cache (kept for a new medium).
     pub want_cache: u8,
     /// Writes the drive acknowledged and then lost at write-back ([`note_sense`]).
@@ -217,8 +223,9 @@ pub(super) fn need_time(g: &mut Globals) {
 pub(super) fn note_sense(g: &mut Globals, opcode: u8, raw: &[u8]) {
     let key = raw[2] & 0x0F;
     let deferred = raw[0] & 0x7F == 0x71;
-    // UNIT ATTENTION 28/00 after install: another medium may be in the drive.
-    if key == 6 && raw[12] == 0x28 && g.may_wait == 0 {
+    // UNIT ATTENTION 28/00 outside the reading of a medium — on every path: Prime, accRun,
+    // Control (the rescan too): another medium may be in the drive.
+    if key == 6 && raw[12] == 0x28 && g.reading == 0 {
         g.medium_changed = 1;
         need_time(g);
     }

@@ -151,6 +151,17 @@ pub(super) fn finish_transfer(pb_addr: u32, dce_addr: u32, count: u32) {
 fn run_old(g: &mut Globals, dce_addr: u32) -> i16 {
     let (mut lba, mut left, mut buf) = (g.active_lba, g.active_left, g.active_buf);
     loop {
+        // The medium changed (28/00 heard by any command): no chunk goes to the new one.
+        if g.medium_changed != 0 {
+            g.active_pb = 0;
+            return err::OFF_LIN_ERR;
+        }
+        // A synchronous command of ours is running or about to (we interrupted it): its
+        // buffers and its `short_ok` are not ours; later, from the VBL task.
+        if g.in_command | g.short_ok != 0 {
+            (g.active_lba, g.active_left, g.active_buf) = (lba, left, buf);
+            return defer_old(g);
+        }
         // At most the settings' cap (`scsi_old::configure` made "no cap" 65,535).
         let n = left.min(g.max_blocks_old as u32);
         // The transaction straight away, the recovery only when it did not end GOOD. As
@@ -283,6 +294,9 @@ pub(super) fn complete(dce_addr: u32) -> Option<i16> {
         }
     };
     let result = match done {
+        // The medium changed meanwhile (28/00 heard by a synchronous command): no chunk and
+        // no retry goes to the new one.
+        None if g.medium_changed != 0 => err::OFF_LIN_ERR,
         None => match issue_async(g) {
             0 => return None,
             e => e,
@@ -316,7 +330,13 @@ pub(super) fn vbl_retry(dce_addr: u32) -> Option<i16> {
         return None;
     }
     if g.use43 != 0 {
-        match issue_async(g) {
+        // The medium changed while the request waited: nothing more goes to the drive.
+        let e = if g.medium_changed != 0 {
+            err::OFF_LIN_ERR
+        } else {
+            issue_async(g)
+        };
+        match e {
             0 => None,
             e => finish_active(g, dce_addr, e),
         }

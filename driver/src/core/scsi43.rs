@@ -135,7 +135,8 @@ fn outcome43_slow(g: &mut Globals, slot: Slot, result: i16, write: bool) -> Reco
 }
 
 fn outcome43_decide(g: &mut Globals, slot: Slot, result: i16, write: bool) -> Recovery {
-    let short_ok = g.short_ok != 0;
+    // `short_ok` is the synchronous command's: never the asynchronous transfer's.
+    let short_ok = slot == Slot::Sync && g.short_ok != 0;
     let (p, _) = parts(g, slot);
     let good = p.scsi_scsi_status == status::GOOD;
     let short = p.scsi_data_residual.get() != 0;

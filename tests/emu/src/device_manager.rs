@@ -601,6 +601,7 @@ fn start_next(m: &mut Machine, dce: u32) -> Result<(), Fault> {
     let which = routine_for(word);
     if which == Routine::Prime {
         set_position(m, dce, pb);
+        crate::file_manager::io_started(m, pb);
         let cfg = config(m);
         if cfg.zero_length_skips_driver && m.read_u32(pb + IO_REQ_COUNT) == 0 {
             m.write_u32(pb + IO_ACT_COUNT, 0);
@@ -630,6 +631,7 @@ fn run_completion(m: &mut Machine, pb: u32, result: i16) -> Result<(), Fault> {
 /// IODone's work on the request at the head of `dce`'s queue.
 fn complete_head(m: &mut Machine, dce: u32, result: i16) -> Result<(), Fault> {
     let pb = m.read_u32(dce + DCTL_QHEAD);
+    crate::file_manager::io_ended(m, pb)?;
     m.write_u16(pb + IO_RESULT, result as u16);
     queue_remove(m, dce + DCTL_QHDR, pb).map_err(|s| misuse(0, s))?;
     set_flag(m, dce, DRVR_ACTIVE, false);
@@ -757,8 +759,12 @@ fn io_call(m: &mut Machine, word: u16, pb: u32) -> Result<u32, Fault> {
         let which = routine_for(word);
         if which == Routine::Prime {
             set_position(m, dce, pb);
+            crate::file_manager::io_started(m, pb);
         }
         let d0 = sext(call_driver(m, dce, pb, which, true)?);
+        if which == Routine::Prime {
+            crate::file_manager::io_ended(m, pb)?;
+        }
         if cfg.immediate_sets_ioresult {
             m.write_u16(pb + IO_RESULT, d0 as u16);
         }

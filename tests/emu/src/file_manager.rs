@@ -29,6 +29,25 @@
 //! the VCB leaves the VCB queue and is disposed, and the drive stays in the drive queue — a
 //! later `_MountVol` of it mounts the volume again. Nothing is flushed: the model caches
 //! nothing.
+//!
+//! `_Eject` ($A017; IM Files `PBEject`) names the volume like `_UnmountVol` (or a drive with
+//! no volume). It takes the volume off line first, as the real File Manager does — flushed
+//! (nothing to flush here), its VCB marked ejected (`vcbDrvNum` = 0, `vcbDRefNum` = the
+//! drive number, positive: Apple Technote FL 34, "VCBs and Drive Numbers: The Real Story") —
+//! and then calls the drive's driver with Control `csCode` 7 (`ejectCode`, `ioVRefNum` = the
+//! drive), returning its result. The volume stays mounted (an access would ask for the disk
+//! again; the model has none) and no longer holds its drive: a new medium in that drive
+//! mounts as another volume.
+//!
+//! **Which medium a volume lives on.** `_MountVol` notes the disk target and the medium
+//! ([`crate::scsi::DiskTarget::medium_id`]) its MDB was read from, and the blocks of that
+//! medium the volume covers. From then on every Prime for the volume's drive while it is on
+//! line (the File Manager's own reads and writes of the volume: anything sent to its drive)
+//! is watched from the Device Manager's start of it to its end (IODone, or the immediate
+//! call's return): a transfer that reached the volume's blocks on another medium of that
+//! target in between fails the run as a **misdirected I/O** — the real File Manager would
+//! have read another disk's data as this volume's, or written over it. Transfers to the
+//! medium the volume lives on, or to blocks outside it, are not judged.
 
 use crate::drive_queue::Drive;
 use crate::error::Fault;
@@ -47,6 +66,9 @@ const IO_ACTCOUNT: u32 = 40;
 const IO_POSMODE: u32 = 44;
 const IO_POSOFFSET: u32 = 46;
 const IOPARAM_SIZE: u32 = 50;
+/// `csCode` of a `CntrlParam`, and the block's size.
+const CS_CODE: u32 = 26;
+const CNTRL_PARAM_SIZE: u32 = 50;
 /// MDB offsets (`docs/mac-facts.md` §14.3).
 const DR_SIG_WORD: usize = 0x00;
 const DR_NM_AL_BLKS: usize = 0x12;
@@ -93,6 +115,32 @@ pub struct Volume {
     pub alloc_block_size: u32,
     pub alloc_blocks: u16,
     pub free_alloc_blocks: u16,
+    /// On line: its drive serves it (false once `_Eject` took it off line).
+    pub online: bool,
+    /// Where its MDB was read from (None: no disk target saw the read).
+    pub medium: Option<VolumeMedium>,
+}
+
+/// The medium a mounted volume lives on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VolumeMedium {
+    /// The disk target's SCSI ID.
+    pub target: u8,
+    /// Its [`crate::scsi::DiskTarget::medium_id`] when the volume was mounted.
+    pub medium: u64,
+    /// The volume's first block on that medium and its size in blocks.
+    pub start: u64,
+    pub blocks: u64,
+}
+
+/// A Prime for a mounted volume, in progress.
+#[derive(Debug, Clone, Copy)]
+struct Watch {
+    pb: u32,
+    vref_num: i16,
+    on: VolumeMedium,
+    /// The target's [`crate::scsi::DiskTarget::medium_seq`] when it started.
+    seq: u64,
 }
 
 impl Volume {
@@ -118,6 +166,12 @@ pub struct FileManager {
     vrefs_given: i16,
     /// One entry per file open on a volume (its vRefNum), as tests say other programs hold.
     open_files: Vec<i16>,
+    /// Guest stub `move.l 4(sp),a0; _Control; rts` and its parameter block (`_Eject`).
+    control_stub: Option<(u32, u32)>,
+    /// Guest stub `move.l 4(sp),a0; _Eject; rts` and its parameter block.
+    eject_stub: Option<(u32, u32)>,
+    /// Primes for mounted volumes in progress.
+    watches: Vec<Watch>,
 }
 
 impl FileManager {
@@ -138,6 +192,188 @@ impl FileManager {
 pub fn install(m: &mut Machine) {
     m.register_trap(0xA00F, "MountVol", mount_vol_trap);
     m.register_trap(0xA00E, "UnmountVol", unmount_vol_trap);
+    m.register_trap(0xA017, "Eject", eject_trap);
+}
+
+/// Each disk target's SCSI ID and [`DiskTarget::medium_seq`](crate::scsi::DiskTarget::medium_seq).
+fn medium_seqs(m: &mut Machine) -> Vec<(u8, u64)> {
+    let bus = crate::scsi_manager::bus(m);
+    (0..7u8)
+        .filter_map(|id| {
+            bus.target_as::<crate::scsi::DiskTarget>(id)
+                .map(|t| (id, t.medium_seq()))
+        })
+        .collect()
+}
+
+/// The Device Manager starts a Prime (`pb`): watched when it is for an on-line volume's drive.
+pub(crate) fn io_started(m: &mut Machine, pb: u32) {
+    let drive = m.read_u16(pb + IO_VREFNUM);
+    let ref_num = m.read_u16(pb + IO_REFNUM) as i16;
+    let fm = m.state::<FileManager>();
+    fm.watches.retain(|w| w.pb != pb);
+    let Some((vref_num, on)) = fm
+        .volumes
+        .iter()
+        .find(|v| v.online && v.drive == drive && v.driver_ref_num == ref_num)
+        .and_then(|v| v.medium.map(|on| (v.vref_num, on)))
+    else {
+        return;
+    };
+    let seq = crate::scsi_manager::bus(m)
+        .target_as::<crate::scsi::DiskTarget>(on.target)
+        .map_or(0, |t| t.medium_seq());
+    m.state::<FileManager>().watches.push(Watch {
+        pb,
+        vref_num,
+        on,
+        seq,
+    });
+}
+
+/// The Prime `pb` ended (IODone, or the immediate call returned): a transfer since its start
+/// that reached the volume's blocks on another medium fails the run.
+pub(crate) fn io_ended(m: &mut Machine, pb: u32) -> Result<(), Fault> {
+    let fm = m.state::<FileManager>();
+    let Some(i) = fm.watches.iter().position(|w| w.pb == pb) else {
+        return Ok(());
+    };
+    let w = fm.watches.remove(i);
+    let name = fm
+        .volumes
+        .iter()
+        .find(|v| v.vref_num == w.vref_num)
+        .map_or_else(String::new, |v| v.name.clone());
+    let on = w.on;
+    let Some(t) = crate::scsi_manager::bus(m).target_as::<crate::scsi::DiskTarget>(on.target)
+    else {
+        return Ok(());
+    };
+    let wrong = t.medium_log().iter().find(|a| {
+        a.seq > w.seq
+            && a.medium != on.medium
+            && a.lba < on.start + on.blocks
+            && on.start < a.lba + a.blocks
+    });
+    if let Some(a) = wrong {
+        return Err(Fault::Misuse {
+            trap: Some(if a.write { 0xA003 } else { 0xA002 }),
+            message: format!(
+                "misdirected I/O: a {} of {} block(s) at LBA {} for volume \"{name}\" (mounted from medium {} of SCSI ID {}, blocks {}..{}) reached medium {} — the medium was changed under a mounted volume and the driver served the new one under its drive",
+                if a.write { "write" } else { "read" },
+                a.blocks,
+                a.lba,
+                on.medium,
+                on.target,
+                on.start,
+                on.start + on.blocks,
+                a.medium
+            ),
+        });
+    }
+    Ok(())
+}
+
+fn eject_trap(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
+    let pb = m.a(0);
+    let name_ptr = m.read_u32(pb + IO_NAME_PTR);
+    let name = (name_ptr != 0).then(|| {
+        let len = m.read_u8(name_ptr) as u32;
+        let mut n = m.read_bytes(name_ptr + 1, len);
+        if n.last() == Some(&b':') {
+            n.pop();
+        }
+        n
+    });
+    let vref = m.read_u16(pb + IO_VREFNUM) as i16;
+    let code = eject(m, name.as_deref(), vref)?;
+    m.write_u16(pb + IO_RESULT, code as u16);
+    m.set_d(0, code as i32 as u32);
+    Ok(())
+}
+
+/// `_Eject` of the volume named `name` (without its colon), else `vref` (a volume reference
+/// number, a drive number, or 0: the startup volume): the volume off line, then the driver's
+/// Control 7 for its drive. Its result.
+pub fn eject(m: &mut Machine, name: Option<&[u8]>, vref: i16) -> Result<i16, Fault> {
+    let boot_drive = m.read_u16(crate::lowmem::BOOT_DRIVE);
+    let fm = m.state::<FileManager>();
+    let found = fm.volumes.iter().position(|v| {
+        v.online
+            && match name {
+                Some(n) => v.name.as_bytes().eq_ignore_ascii_case(n),
+                None if vref < 0 => v.vref_num == vref,
+                None if vref > 0 => v.drive == vref as u16,
+                None => boot_drive != 0 && v.drive == boot_drive,
+            }
+    });
+    let drive = match found {
+        Some(i) => {
+            let v = &mut fm.volumes[i];
+            v.online = false;
+            let (vcb, drive) = (v.vcb, v.drive);
+            // Ejected: vcbDrvNum 0, vcbDRefNum the drive number (Technote FL 34).
+            m.write_u16(vcb + VCB_DRV_NUM, 0);
+            m.write_u16(vcb + VCB_DREF_NUM, drive);
+            drive
+        }
+        None if name.is_none() && vref > 0 => vref as u16,
+        None => return Ok(NSV_ERR),
+    };
+    let all = m.try_drives().map_err(|e| Fault::Misuse {
+        trap: Some(0xA017),
+        message: e,
+    })?;
+    let Some(d) = all.into_iter().find(|d| d.number as u16 == drive) else {
+        return Ok(NS_DRV_ERR);
+    };
+    call_control(m, d.ref_num, drive, 7)
+}
+
+/// `_Eject` of `vref` (a vRefNum or a drive number) run as guest code: its result.
+pub fn call_eject(m: &mut Machine, vref: i16) -> Result<i16, Fault> {
+    let (stub, pb) = match m.state::<FileManager>().eject_stub {
+        Some(s) => s,
+        None => {
+            let map = |e: i16| Fault::setup(format!("File-Manager-lite: no memory ({e})"));
+            let stub = m.new_ptr(ZoneId::System, 8, false).map_err(map)?;
+            // move.l 4(sp),a0 ; _Eject ($A017) ; rts
+            m.write_code_words(stub, &[0x206F, 0x0004, 0xA017, 0x4E75]);
+            m.flush_icache_range(stub, 8);
+            let pb = m.new_ptr(ZoneId::System, IOPARAM_SIZE, true).map_err(map)?;
+            m.state::<FileManager>().eject_stub = Some((stub, pb));
+            (stub, pb)
+        }
+    };
+    m.bus_mut().fill_host(pb, IOPARAM_SIZE, 0);
+    m.write_u16(pb + IO_VREFNUM, vref as u16);
+    m.call_address(stub, &[pb])?;
+    Ok(m.read_u16(pb + IO_RESULT) as i16)
+}
+
+/// A synchronous `_Control` (`cs_code`) of driver `ref_num` for `drive`, run as guest code.
+fn call_control(m: &mut Machine, ref_num: i16, drive: u16, cs_code: i16) -> Result<i16, Fault> {
+    let (stub, pb) = match m.state::<FileManager>().control_stub {
+        Some(s) => s,
+        None => {
+            let map = |e: i16| Fault::setup(format!("File-Manager-lite: no memory ({e})"));
+            let stub = m.new_ptr(ZoneId::System, 8, false).map_err(map)?;
+            // move.l 4(sp),a0 ; _Control ($A004) ; rts
+            m.write_code_words(stub, &[0x206F, 0x0004, 0xA004, 0x4E75]);
+            m.flush_icache_range(stub, 8);
+            let pb = m
+                .new_ptr(ZoneId::System, CNTRL_PARAM_SIZE, true)
+                .map_err(map)?;
+            m.state::<FileManager>().control_stub = Some((stub, pb));
+            (stub, pb)
+        }
+    };
+    m.bus_mut().fill_host(pb, CNTRL_PARAM_SIZE, 0);
+    m.write_u16(pb + IO_VREFNUM, drive);
+    m.write_u16(pb + IO_REFNUM, ref_num as u16);
+    m.write_u16(pb + CS_CODE, cs_code as u16);
+    m.call_address(stub, &[pb])?;
+    Ok(m.read_u16(pb + IO_RESULT) as i16)
 }
 
 fn unmount_vol_trap(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
@@ -169,14 +405,14 @@ pub fn unmount(m: &mut Machine, name: Option<&[u8]>, vref: i16) -> Result<Result
     let found = fm.volumes.iter().position(|v| match name {
         Some(n) => v.name.as_bytes().eq_ignore_ascii_case(n),
         None if vref < 0 => v.vref_num == vref,
-        None if vref > 0 => v.drive == vref as u16,
-        None => boot_drive != 0 && v.drive == boot_drive,
+        None if vref > 0 => v.online && v.drive == vref as u16,
+        None => boot_drive != 0 && v.online && v.drive == boot_drive,
     });
     let Some(i) = found else {
         return Ok(Err(NSV_ERR));
     };
     let v = fm.volumes[i].clone();
-    if v.drive == boot_drive || fm.open_files.contains(&v.vref_num) {
+    if v.online && v.drive == boot_drive || fm.open_files.contains(&v.vref_num) {
         return Ok(Err(F_BSY_ERR));
     }
     fm.volumes.remove(i);
@@ -298,14 +534,30 @@ pub fn mount(m: &mut Machine, drive: u16) -> Result<Result<i16, i16>, Fault> {
     if m.state::<FileManager>()
         .volumes
         .iter()
-        .any(|v| v.drive == drive)
+        .any(|v| v.online && v.drive == drive)
     {
         return Ok(Err(VOL_ON_LIN_ERR));
     }
+    let before = medium_seqs(m);
     let mdb = match read_through_driver(m, &d, 1024, 512)? {
         Ok(b) => b,
         Err(e) => return Ok(Err(e)),
     };
+    // The medium the MDB came from: the transfer of the volume's block 2 the read made.
+    let medium = before.iter().find_map(|&(id, seq)| {
+        let t = crate::scsi_manager::bus(m).target_as::<crate::scsi::DiskTarget>(id)?;
+        let a = t
+            .medium_log()
+            .iter()
+            .rev()
+            .find(|a| a.seq > seq && !a.write && a.lba >= 2)?;
+        Some(VolumeMedium {
+            target: id,
+            medium: a.medium,
+            start: a.lba - 2,
+            blocks: u64::from(d.blocks),
+        })
+    });
     let be16 = |o: usize| u16::from_be_bytes([mdb[o], mdb[o + 1]]);
     if be16(DR_SIG_WORD) != HFS_SIGNATURE {
         return Ok(Err(NO_MAC_DSK_ERR));
@@ -346,6 +598,8 @@ pub fn mount(m: &mut Machine, drive: u16) -> Result<Result<i16, i16>, Fault> {
         ]),
         alloc_blocks: be16(DR_NM_AL_BLKS),
         free_alloc_blocks: be16(DR_FREE_BKS),
+        online: true,
+        medium,
     });
     Ok(Ok(vref))
 }

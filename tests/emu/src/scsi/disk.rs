@@ -40,6 +40,15 @@
 //! * A host I/O error on the image file is reported as HARDWARE ERROR 04/44/00 (the message
 //!   is kept in [`DiskTarget::last_io_error`]).
 //! * BUSY (injected) leaves all state untouched, pending sense included.
+//! * Removable media: PREVENT MEDIUM REMOVAL (1Eh, Prevent = 1) keeps the medium in —
+//!   [`DiskTarget::replace_medium`] and [`DiskTarget::remove_medium`] (the user's eject
+//!   button) are refused, START STOP UNIT with LoEj fails 05/53/02 — until ALLOW, a bus reset
+//!   or power loss; [`DiskTarget::force_replace_medium`] is the swap nothing prevents (a
+//!   paper-clip eject, an SD-card emulator whose card is changed on its own side). Every
+//!   medium has its own identity ([`DiskTarget::medium_id`]); a new one is announced with
+//!   UNIT ATTENTION 28/00 to the next command. The READ, WRITE and VERIFY transfers that
+//!   reached a medium are logged with its identity ([`DiskTarget::medium_log`]): the File
+//!   Manager model tells a misdirected I/O by it.
 //! * Not-ready faults and a stopped motor affect only media commands
 //!   ([`cdb::Command::needs_ready`]); INQUIRY, REQUEST SENSE, MODE SENSE/SELECT, START STOP
 //!   UNIT and PREVENT ALLOW always run.
@@ -286,6 +295,26 @@ pub struct DiskTarget {
     status: u8,
     busy: u64,
     last_io_error: Option<String>,
+    /// The medium in the drive (a new number for every medium put in).
+    medium_id: u64,
+    /// The last [`MEDIUM_LOG_LEN`] transfers that reached a medium, numbered from 1.
+    medium_log: VecDeque<MediumAccess>,
+    medium_seq: u64,
+}
+
+/// Transfers kept in [`DiskTarget::medium_log`].
+pub const MEDIUM_LOG_LEN: usize = 256;
+
+/// A READ, WRITE or VERIFY that reached the medium.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MediumAccess {
+    /// Its number: 1 for the target's first.
+    pub seq: u64,
+    /// [`DiskTarget::medium_id`] of the medium it reached.
+    pub medium: u64,
+    pub lba: u64,
+    pub blocks: u64,
+    pub write: bool,
 }
 
 impl DiskTarget {
@@ -331,6 +360,9 @@ impl DiskTarget {
             status: status::GOOD,
             busy: 0,
             last_io_error: None,
+            medium_id: 1,
+            medium_log: VecDeque::new(),
+            medium_seq: 0,
         };
         t.unit_attention
             .push_back(Sense::new(key::UNIT_ATTENTION, asc::POWER_ON_RESET));
@@ -437,6 +469,36 @@ impl DiskTarget {
     /// Whether a medium is in the drive.
     pub fn medium_present(&self) -> bool {
         self.medium_present
+    }
+
+    /// The identity of the medium in the drive: a new number for every medium put in
+    /// (the first is 1).
+    pub fn medium_id(&self) -> u64 {
+        self.medium_id
+    }
+
+    /// The last transfers that reached a medium (at most [`MEDIUM_LOG_LEN`]), oldest first.
+    pub fn medium_log(&self) -> &VecDeque<MediumAccess> {
+        &self.medium_log
+    }
+
+    /// The number the next transfer to reach a medium will get, less one.
+    pub fn medium_seq(&self) -> u64 {
+        self.medium_seq
+    }
+
+    fn log_access(&mut self, lba: u64, blocks: u64, write: bool) {
+        self.medium_seq += 1;
+        if self.medium_log.len() == MEDIUM_LOG_LEN {
+            self.medium_log.pop_front();
+        }
+        self.medium_log.push_back(MediumAccess {
+            seq: self.medium_seq,
+            medium: self.medium_id,
+            lba,
+            blocks,
+            write,
+        });
     }
 
     /// Whether PREVENT MEDIUM REMOVAL is in force.
@@ -555,6 +617,7 @@ impl DiskTarget {
         assert!(self.cfg.removable, "insert_medium on a non-removable disk");
         if !self.medium_present {
             self.medium_present = true;
+            self.medium_id += 1;
             self.started = true;
             self.push_ua(Sense::new(key::UNIT_ATTENTION, asc::MEDIUM_CHANGED));
         }
@@ -583,6 +646,31 @@ impl DiskTarget {
         if self.medium_present && !self.remove_medium() {
             return Ok(false);
         }
+        self.put_in(image)
+    }
+
+    /// [`DiskTarget::replace_medium`] that nothing prevents: a paper-clip eject, or an
+    /// SD-card emulator whose card is changed on its own side. The cache is written back to
+    /// the old medium first; UNIT ATTENTION 28/00 as for any new medium.
+    pub fn force_replace_medium(&mut self, image: &[u8]) -> io::Result<()> {
+        assert!(
+            self.cfg.removable,
+            "force_replace_medium on a non-removable disk"
+        );
+        if self.medium_present {
+            self.write_back_deferred(0, u64::MAX);
+            self.medium_present = false;
+        }
+        self.put_in(image).map(|_| ())
+    }
+
+    /// Drop the pending unit attentions unreported: a drive (or an emulator) that never says
+    /// its medium changed. For tests that plant a guest the File Manager model must catch.
+    pub fn forget_unit_attentions(&mut self) {
+        self.unit_attention.clear();
+    }
+
+    fn put_in(&mut self, image: &[u8]) -> io::Result<bool> {
         if !image.len().is_multiple_of(self.bs()) {
             return Err(invalid(format!(
                 "{} bytes is not whole blocks",
@@ -1134,6 +1222,7 @@ impl DiskTarget {
                 Err(s) => return self.check(s),
             }
         }
+        self.log_access(lba, n, false);
         let bad = self.first_read_error(lba, n);
         let good = bad.map_or(n, |b| b - lba);
         let bs = self.bs();
@@ -1215,6 +1304,7 @@ impl DiskTarget {
     fn write_data(&mut self, lba: u64, fua: bool, data: &[u8]) {
         let bs = self.bs();
         let n = (data.len() / bs) as u64;
+        self.log_access(lba, n, true);
         let cached = self.pages.wce() && !fua;
         // Into the cache, a bad block is taken like any other: its error shows at write-back.
         let bad = if cached {
@@ -1264,6 +1354,7 @@ impl DiskTarget {
     fn verify_data(&mut self, lba: u64, data: &[u8]) {
         let bs = self.bs();
         let n = (data.len() / bs) as u64;
+        self.log_access(lba, n, false);
         let mut head = self.head;
         self.busy += self.model().access(&mut head, lba, n);
         self.head = head;
