@@ -504,3 +504,64 @@ fn a_short_inquiry_on_a_new_reading_keeps_no_stale_removable_bit() {
         }
     }
 }
+
+/// A completion routine that records its call (as the rig's does: D0 at 56, `ioResult` at
+/// 58, a count at 60) and then makes two immediate calls to the driver, as a program may
+/// from interrupt level: `_Read,IMMED` with the parameter block at 64 (its D0 to 68) and
+/// `_Status,IMMED` with the one at 70 (its D0 to 74).
+const NESTED_SRC: &str = "
+        .text
+        .globl  nested
+nested:
+        move.w  %d0,56(%a0)
+        move.w  16(%a0),58(%a0)
+        addq.w  #1,60(%a0)
+        move.l  %a0,-(%sp)
+        movea.l 64(%a0),%a0
+        .short  0xA202                  | _Read,IMMED
+        movea.l (%sp),%a0
+        move.w  %d0,68(%a0)
+        movea.l 70(%a0),%a0
+        .short  0xA205                  | _Status,IMMED
+        movea.l (%sp)+,%a0
+        move.w  %d0,74(%a0)
+        rts
+";
+
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn immediate_calls_from_a_completion_routine_are_served() {
+    // Prime and Status, immediate, from the completion routine of a queued read (at
+    // interrupt level under SCSI Manager 4.3, inside IODone on the original), while the
+    // driver has nothing of its own in progress: both are served, with the right data.
+    let disk = disk_with_volumes(driver_blob(), 1, 3000);
+    each_rig(&disk, |r| {
+        let w = r.what();
+        let img = retro68_build::asm::assemble_flat("ferrite_test_nested", NESTED_SRC)
+            .expect("assembles");
+        let nested = r.m.load(&img).unwrap().symbol("nested").expect("nested");
+        let lba = r.lba(0, 0);
+        let expect_outer = r.visible(lba + 20, 4);
+        let expect_inner = r.visible(lba + 7, 1);
+        let (outer_buf, inner_buf) = (r.alloc(4 * 512), r.alloc(512));
+        let inner = r.pb();
+        r.set_io(inner, 0, FS_FROM_START, 7 * 512, inner_buf, 512);
+        let status = r.pb();
+        r.m.write_u16(status + IO_VREFNUM, r.drives[0].number as u16);
+        r.m.write_u16(status + IO_REFNUM, r.ref_num as u16);
+        r.m.write_u16(status + CS_CODE, 8);
+        let outer = r.alloc(80);
+        r.set_io(outer, 0, FS_FROM_START, 20 * 512, outer_buf, 4 * 512);
+        r.m.write_u32(outer + IO_COMPLETION, nested);
+        r.m.write_u32(outer + 64, inner);
+        r.m.write_u32(outer + 70, status);
+        r.m.device_call(READ | ASYNC, outer)
+            .unwrap_or_else(|e| panic!("{w}: {e}"));
+        r.wait_completions(&[outer]);
+        assert_eq!(r.m.read_u16(outer + PB_DONE_D0), 0, "{w}: the queued read");
+        assert_eq!(r.m.read_bytes(outer_buf, 4 * 512), expect_outer, "{w}");
+        assert_eq!(r.m.read_u16(outer + 68), 0, "{w}: the immediate read");
+        assert_eq!(r.m.read_bytes(inner_buf, 512), expect_inner, "{w}");
+        assert_eq!(r.m.read_u16(outer + 74), 0, "{w}: the immediate Status");
+    });
+}

@@ -278,7 +278,11 @@ fn serves(g: &Globals, partition: u8) -> bool {
 /// PREVENT (or ALLOW) MEDIUM REMOVAL; a drive without the command is left as it is.
 #[inline(never)]
 pub(super) fn prevent(g: &mut Globals, on: bool) {
-    let _ = command(g, &scsi::prevent_allow(on), Dir::None, 0, 0);
+    // 1Eh, 0, 0, 0, Prevent, 0: written into `g.cdb` by aligned moves.
+    let at = g.cdb.as_mut_ptr() as u32;
+    mac::poke16(at, 0x1E00);
+    mac::poke32(at + 2, (on as u32) << 8);
+    let _ = super::command::staged_step(g, 6, Dir::None, 0, 0);
 }
 
 /// `VCBQHdr.qHead`: the first volume control block (IM Files, "Volume Control Blocks").

@@ -114,14 +114,13 @@ pub struct Globals {
     /// NOT READY waits of the active request so far (in what was padding: Prime sets it).
     pub not_ready_waits: u8,
     pub early_result: i16,
-    /// The asynchronous parameter block holds a READ(10)/WRITE(10) of ours, made by
-    /// [`scsi43::fill_pb43`]: the next transfer only changes what differs
-    /// ([`scsi43::rearm_transfer43`]).
-    pub async_armed: u8,
     /// The medium was ejected, or the drive said it may have changed (UNIT ATTENTION 28/00
     /// after install): no I/O until accRun has read the new one ([`control::reread`]). In
-    /// what was padding: Prime reads it.
+    /// what was padding: Prime reads it, with `in_command`, as one word.
     pub medium_changed: u8,
+    /// Synchronous commands running now (the VBL task's retries wait for 0, Prime refuses
+    /// to share the transport with them: [`prime::prime`]).
+    pub in_command: u8,
     pub active_lba: u32,
     pub active_left: u32,
     pub active_buf: u32,
@@ -130,8 +129,10 @@ pub struct Globals {
     /// The address of [`Globals::old`] (set at install): the original SCSI Manager's hot path
     /// reaches the block and the CDB after it from this base, by short displacements.
     pub io: u32,
-    /// Synchronous commands running now (the VBL task's retries wait for 0).
-    pub in_command: u8,
+    /// The asynchronous parameter block holds a READ(10)/WRITE(10) of ours, made by
+    /// [`scsi43::fill_pb43`]: the next transfer only changes what differs
+    /// ([`scsi43::rearm_transfer43`]).
+    pub async_armed: u8,
     /// SCSI Manager 4.3 arrived after install and the cross-reference is registered: the next
     /// queued request that starts with nothing active switches to it ([`switch`]).
     pub switch43: u8,
@@ -156,7 +157,9 @@ pub struct Globals {
     pub lun: u8,
     pub bus: u8,
     pub removable: u8,
-    /// The command in progress may move less data than asked (MODE SENSE, INQUIRY).
+    /// The synchronous command in progress may move less data than asked (MODE SENSE,
+    /// INQUIRY): never a transfer of whole blocks (`scsi_old::transport`), never the
+    /// asynchronous slot's (`scsi43::outcome43_decide`).
     pub short_ok: u8,
     /// The MODE SENSE header said WP (write protected).
     pub write_protected: u8,
@@ -339,4 +342,6 @@ const _: () = {
     assert!(offset_of!(Globals, cdb) == offset_of!(Globals, old) + scsi_old::CDB_FROM_IO as usize);
     assert!(offset_of!(Globals, cdb) % 2 == 0);
     assert!(offset_of!(Globals, buf) % 2 == 0);
+    assert!(offset_of!(Globals, medium_changed) % 2 == 0);
+    assert!(offset_of!(Globals, in_command) == offset_of!(Globals, medium_changed) + 1);
 };

@@ -31,8 +31,19 @@ pub(super) fn prime(pb_addr: u32, dce_addr: u32) -> i16 {
     let Some(&Drive { extent, qel, .. }) = drives.into_iter().find(|d| d.number == number) else {
         return err::NS_DRV_ERR;
     };
-    if g.medium_changed != 0 {
-        return err::OFF_LIN_ERR;
+    // `medium_changed` and `in_command` in one word test (the common case pays nothing
+    // more): a changed medium fails the call; a synchronous command of ours in progress
+    // (this Prime interrupted it) holds the transport's buffers — refused on the original
+    // SCSI Manager, whose every transfer would share them (`ioErr`); under 4.3 a queued
+    // request has its own parameter block, and an immediate one is refused by
+    // `staged_step`.
+    if mac::peek16(core::ptr::addr_of!(g.medium_changed) as u32) != 0 {
+        if g.medium_changed != 0 {
+            return err::OFF_LIN_ERR;
+        }
+        if g.use43 == 0 {
+            return err::IO_ERR;
+        }
     }
     let trap = mac::peek16(pb_addr + at::IO_TRAP);
     let write = trap & 0xFF == 3;
@@ -151,17 +162,6 @@ pub(super) fn finish_transfer(pb_addr: u32, dce_addr: u32, count: u32) {
 fn run_old(g: &mut Globals, dce_addr: u32) -> i16 {
     let (mut lba, mut left, mut buf) = (g.active_lba, g.active_left, g.active_buf);
     loop {
-        // The medium changed (28/00 heard by any command): no chunk goes to the new one.
-        if g.medium_changed != 0 {
-            g.active_pb = 0;
-            return err::OFF_LIN_ERR;
-        }
-        // A synchronous command of ours is running or about to (we interrupted it): its
-        // buffers and its `short_ok` are not ours; later, from the VBL task.
-        if g.in_command | g.short_ok != 0 {
-            (g.active_lba, g.active_left, g.active_buf) = (lba, left, buf);
-            return defer_old(g);
-        }
         // At most the settings' cap (`scsi_old::configure` made "no cap" 65,535).
         let n = left.min(g.max_blocks_old as u32);
         // The transaction straight away, the recovery only when it did not end GOOD. As
@@ -329,14 +329,13 @@ pub(super) fn vbl_retry(dce_addr: u32) -> Option<i16> {
         g.vbl.vbl_count.set(1);
         return None;
     }
+    // The medium changed while the request waited (28/00 heard by another command): nothing
+    // more goes to the drive.
+    if g.medium_changed != 0 {
+        return finish_active(g, dce_addr, err::OFF_LIN_ERR);
+    }
     if g.use43 != 0 {
-        // The medium changed while the request waited: nothing more goes to the drive.
-        let e = if g.medium_changed != 0 {
-            err::OFF_LIN_ERR
-        } else {
-            issue_async(g)
-        };
-        match e {
+        match issue_async(g) {
             0 => None,
             e => finish_active(g, dce_addr, e),
         }

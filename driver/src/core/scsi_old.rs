@@ -225,8 +225,8 @@ fn transport(g: &mut Globals, r: u32, len: u32) -> Result<u16, Recovery> {
         // The command phase failed (`SCSIComplete` ended the transaction).
         FAILED_CMD => return Err(Recovery::Transport(err::IO_ERR)),
         // MODE SENSE and INQUIRY may return less than asked: SCSIComplete collects the
-        // status.
-        FAILED_DATA => !(g.old.data as i16 == SC_PHASE_ERR && g.short_ok != 0),
+        // status. Never a transfer of whole blocks (a Prime that interrupted one of them).
+        FAILED_DATA => !(g.old.data as i16 == SC_PHASE_ERR && g.short_ok != 0 && len % BLOCK != 0),
         _ => false,
     };
     let blind = g.polled == 0 && len % BLOCK == 0;
