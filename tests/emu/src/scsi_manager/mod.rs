@@ -137,6 +137,9 @@ pub struct ScsiState {
     /// The SCSI Manager's modelled CPU cost (none: the managers cost no time of their own).
     pub(crate) cost: Option<ScsiCost>,
     pub(crate) counters: TimeCounters,
+    /// Commands a SCSI Manager timed out while the target was still working on them (a live
+    /// target slower than the timeout: `SCSIComplete`'s wait, 4.3's `scsiTimeout`).
+    pub slow_target_timeouts: u64,
 }
 
 /// What the SCSI Managers' modelled cost added ([`set_profile`]), for benchmarks: read it
