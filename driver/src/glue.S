@@ -216,11 +216,13 @@ ferrite_trap_available:
 | touch or the trap may touch, so both are saved here; nothing lives in D0-D2/A0-A1 across a
 | trap (the io block stays in A2, everything else is reloaded from the stack).
 | Stack after saving D2/A2: 8 return address, 12 io, 16 cdb, 20 len_sel (22 its low word).
+| Separate moves, not MOVEM: cheaper for two registers on the 68000 (24 + 24 cycles against
+| 24 + 28), and this runs once per transaction.
 ferrite_old_io:
-        movem.l %d2/%a2,-(%sp)
+        move.l  %d2,-(%sp)
+        move.l  %a2,-(%sp)
         movea.l 12(%sp),%a2
-        subq.l  #2,%sp                  | the result word
-        move.w  #1,-(%sp)
+        move.l  #0x10000,-(%sp)         | selector 1 over the result word
         .short  0xA815                  | SCSIGet
         move.w  (%sp)+,%d0
         bne.s   8f
@@ -257,14 +259,15 @@ ferrite_old_io:
         subq.l  #2,%sp
         pea     .LIO_STAT(%a2)
         pea     .LIO_MSG(%a2)
-        move.l  #300,-(%sp)
+        pea     (300).w                 | the wait, 300 ticks (PEA: fewer cycles)
         move.w  #4,-(%sp)
         .short  0xA815                  | SCSIComplete(&stat, &msg, 300)
         move.w  (%sp)+,%d1              | its result
         move.w  (%sp)+,%d0
         swap    %d0
         move.w  %d1,%d0
-        movem.l (%sp)+,%d2/%a2
+        movea.l (%sp)+,%a2
+        move.l  (%sp)+,%d2
         rts
 7:      moveq   #2,%d1
         bra.s   9f
@@ -272,7 +275,8 @@ ferrite_old_io:
 9:      swap    %d1
         move.w  %d0,%d1
         move.l  %d1,%d0
-        movem.l (%sp)+,%d2/%a2
+        movea.l (%sp)+,%a2
+        move.l  (%sp)+,%d2
         rts
 | void ferrite_panic(void): a Rust panic (a bug): tell the debugger, then stop here.
         .globl  ferrite_panic

@@ -36,11 +36,15 @@ const SC_COMP: u16 = 8;
 const SOURCE: &str = r#"
         .text
 | C-ABI wrappers, one per _SCSIDispatch selector (Pascal: result word, params, selector).
+| _SCSIDispatch is a Toolbox trap: it may change D0-D2/A0-A1, and D2 is callee-saved in the
+| C ABI, so each call keeps D2 in `d2save` around the trap.
         .globl scsi_reset
 scsi_reset:
         clr.w   -(%sp)
         clr.w   -(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -48,7 +52,9 @@ scsi_reset:
 scsi_get:
         clr.w   -(%sp)
         move.w  #1,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -58,7 +64,9 @@ scsi_word_call:
         clr.w   -(%sp)
         move.w  12(%sp),-(%sp)
         move.w  10(%sp),-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -69,7 +77,9 @@ scsi_cmd:
         move.l  6(%sp),-(%sp)
         move.w  16(%sp),-(%sp)
         move.w  #3,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -80,7 +90,9 @@ scsi_ptr_call:
         clr.w   -(%sp)
         move.l  10(%sp),-(%sp)
         move.w  12(%sp),-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -92,7 +104,9 @@ scsi_complete:
         move.l  14(%sp),-(%sp)
         move.l  22(%sp),-(%sp)
         move.w  #4,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -100,7 +114,9 @@ scsi_complete:
 scsi_stat:
         clr.w   -(%sp)
         move.w  #10,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         moveq   #0,%d0
         move.w  (%sp)+,%d0
         rts
@@ -132,18 +148,24 @@ read10: movem.l %d2-%d3/%a2,-(%sp)
         lea     results,%a2
         clr.w   -(%sp)
         move.w  #1,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,(%a2)
         clr.w   -(%sp)
         move.w  20(%sp),-(%sp)
         move.w  #2,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,2(%a2)
         clr.w   -(%sp)
         pea     cdb
         move.w  #10,-(%sp)
         move.w  #3,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,4(%a2)
         moveq   #5,%d3
         tst.l   32(%sp)
@@ -152,14 +174,18 @@ read10: movem.l %d2-%d3/%a2,-(%sp)
 1:      clr.w   -(%sp)
         pea     tib
         move.w  %d3,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,6(%a2)
         clr.w   -(%sp)
         pea     stat
         pea     msg
         pea     300
         move.w  #4,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         move.w  %d0,8(%a2)
         ext.l   %d0
@@ -173,6 +199,7 @@ stat:   .short 0
 msg:    .short 0
 tib:    .space 30
 cdb:    .space 10
+d2save: .space 4
 "#;
 
 fn image() -> &'static FlatImage {
