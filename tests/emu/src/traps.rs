@@ -302,6 +302,9 @@ pub(crate) fn dispatch(m: &mut Machine, word: u16, pc: u32) -> Result<(), Fault>
         restore: 0,
         results: 0,
     };
+    if m.at_interrupt_level() {
+        forbidden_at_interrupt_time(word)?;
+    }
     if !os {
         // An application must call the Toolbox inside its A5 world.
         crate::toolbox::segment_loader::check_a5_world(m, &call)?;
@@ -338,6 +341,68 @@ pub(crate) fn dispatch(m: &mut Machine, word: u16, pc: u32) -> Result<(), Fault>
         let n = if d0 & 0x8000 != 0 { 0x08 } else { 0 };
         let z = if d0 == 0 { 0x04 } else { 0 };
         m.cpu_mut().set_ccr(x | n | z);
+    }
+    Ok(())
+}
+
+/// OS traps that may allocate, release, move or purge memory (IM Memory, appendix A; IM
+/// Processes: code run at interrupt time "must not allocate, move, or purge memory"): the
+/// Memory Manager is not re-entrant, and the interrupted code may be inside it.
+const MOVES_MEMORY: [(u16, &str); 14] = [
+    (0x1E, "NewPtr"),
+    (0x1F, "DisposePtr"),
+    (0x20, "SetPtrSize"),
+    (0x22, "NewHandle"),
+    (0x23, "DisposeHandle"),
+    (0x24, "SetHandleSize"),
+    (0x27, "ReallocHandle"),
+    (0x36, "MoreMasters"),
+    (0x40, "ResrvMem"),
+    (0x4C, "CompactMem"),
+    (0x4D, "PurgeMem"),
+    (0x64, "MoveHHi"),
+    (0x66, "NewEmptyHandle"),
+    (0x1D, "MaxMem"),
+];
+
+/// Device and File Manager traps that, made synchronously (neither `ASYNC` nor `IMMED`), wait
+/// for the request queue: at interrupt time the request ahead cannot finish while the
+/// interrupt runs, so a real Mac hangs (IM Devices ch. 1, IM Files ch. 2: make only
+/// asynchronous calls at interrupt time). `_Open` and `_Close` of a driver, `_Read`,
+/// `_Write`, `_Control`, `_Status`, `_HFSDispatch`.
+const WAITS_FOR_THE_QUEUE: [(u16, &str); 7] = [
+    (0x00, "_Open"),
+    (0x01, "_Close"),
+    (0x02, "_Read"),
+    (0x03, "_Write"),
+    (0x04, "_Control"),
+    (0x05, "_Status"),
+    (0x60, "_HFSDispatch"),
+];
+
+/// A trap that code running at interrupt time may not make fails the run with the reason.
+fn forbidden_at_interrupt_time(word: u16) -> Result<(), Fault> {
+    if !is_os_trap(word) {
+        return Ok(());
+    }
+    let n = word & 0xFF;
+    if let Some((_, name)) = MOVES_MEMORY.iter().find(|(t, _)| *t == n) {
+        return Err(Fault::misuse(
+            word,
+            format!(
+                "_{name} at interrupt time: the Memory Manager may move or purge memory and is not re-entrant (IM Memory, appendix A); defer the allocation (allocate beforehand, or a Deferred Task / application-level work)"
+            ),
+        ));
+    }
+    if word & (OS_ASYNC | OS_IMMED) == 0
+        && let Some((_, name)) = WAITS_FOR_THE_QUEUE.iter().find(|(t, _)| *t == n)
+    {
+        return Err(Fault::misuse(
+            word,
+            format!(
+                "synchronous {name} at interrupt time: it waits for the request queue, which cannot move while the interrupt runs (a real Mac hangs); make the call asynchronously or immediately"
+            ),
+        ));
     }
     Ok(())
 }
