@@ -192,6 +192,23 @@ read10: movem.l %d2-%d3/%a2,-(%sp)
         movem.l (%sp)+,%d2-%d3/%a2
         rts
 
+| read10_masked(id, lba, n, buf, blind): read10 with the interrupt mask at 1 (Ticks stand
+| still), as code at VBL-task level runs it.
+        .globl read10_masked
+read10_masked:
+        move.w  %sr,-(%sp)
+        ori.w   #0x0100,%sr
+        andi.w  #0xF9FF,%sr
+        move.l  22(%sp),-(%sp)
+        move.l  22(%sp),-(%sp)
+        move.l  22(%sp),-(%sp)
+        move.l  22(%sp),-(%sp)
+        move.l  22(%sp),-(%sp)
+        bsr     read10
+        lea     20(%sp),%sp
+        move.w  (%sp)+,%sr
+        rts
+
         .bss
         .globl results, stat, msg, tib, cdb
 results: .space 10
@@ -619,5 +636,43 @@ fn selection_timeout_reset_and_busy_with_4_3_in_flight() {
         assert_eq!(m.read_u16(pb + 10), 0);
         assert_eq!(get(&mut m), 0, "free again");
         assert_eq!(call(&mut m, "scsi_reset", &[]), 0);
+    }
+}
+
+/// `SCSIComplete`'s wait (300 ticks in `read10`) runs out on a live target that works longer
+/// before its status — a long VERIFY, a spin-up, a slow card — as it does on a hung one: the
+/// bus is reset and the result is `scCommErr`. A target inside the wait completes. With level
+/// 1 masked `Ticks` stand still, so the ROM waits a slow target out and the command ends
+/// normally (IM Devices ch. 3: the wait is in ticks).
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn scsi_complete_times_out_a_live_target_slower_than_its_wait() {
+    for cpu in CPUS {
+        for v43 in [false, true] {
+            let ctx = format!("{cpu} v43={v43}");
+            let mut m = machine(cpu, v43);
+            let buf = alloc(&mut m, 2 * BLOCK as u32);
+            // 10 s of work: past the 300-tick (5 s) wait.
+            disk(&mut m).extra_busy_ns = 10_000_000_000;
+            let t0 = m.ticks();
+            let r = m.call("read10", &[0, 5, 2, buf, 0]).unwrap();
+            assert_eq!(r.d0 as i16, 2, "{ctx}: scCommErr");
+            assert!(m.ticks() >= t0 + 300, "{ctx}: the 300-tick wait passed");
+            assert_eq!(disk(&mut m).resets, 1, "{ctx}: the bus was reset");
+            assert_eq!(scsi_manager::state(&mut m).slow_target_timeouts, 1, "{ctx}");
+            // 2 s: inside the wait.
+            disk(&mut m).extra_busy_ns = 2_000_000_000;
+            let r = m.call("read10", &[0, 5, 2, buf, 0]).unwrap();
+            assert_eq!(r.d0, 0, "{ctx}: a target inside the wait");
+            let want = disk(&mut m).data[5 * BLOCK..7 * BLOCK].to_vec();
+            assert_eq!(m.read_bytes(buf, 2 * BLOCK as u32), want, "{ctx}");
+            // 10 s again, level 1 masked: Ticks stand still, the ROM waits it out.
+            disk(&mut m).extra_busy_ns = 10_000_000_000;
+            let r = m.call("read10_masked", &[0, 7, 2, buf, 0]).unwrap();
+            assert_eq!(r.d0, 0, "{ctx}: masked, the slow target completes");
+            let want = disk(&mut m).data[7 * BLOCK..9 * BLOCK].to_vec();
+            assert_eq!(m.read_bytes(buf, 2 * BLOCK as u32), want, "{ctx}");
+            assert_eq!(disk(&mut m).resets, 1, "{ctx}: no second reset");
+        }
     }
 }
