@@ -282,3 +282,50 @@ fn verify_finishes_inside_the_scsi_managers_timeouts() {
         assert_eq!(e, IO_ERR, "{w}: a medium error ends the verify");
     }
 }
+
+/// A Mac without the hardware handshake for blind transfers (the Plus: the model's 68000)
+/// and a target that pauses mid-block now and then (seeded): the driver's default transfer
+/// mode (`auto`: polled on a 68000) keeps every byte; the same driver set to blind transfers
+/// reads corrupted data there, as a real Plus would — the model catches it.
+#[test]
+#[ignore = "needs the m68k driver: run `cargo xtask test`"]
+fn pauses_mid_block_corrupt_only_blind_transfers_on_a_mac_without_a_handshake() {
+    use ferrite_shared::driver_blob::{Settings, TransferMode};
+    for (transfer, survives) in [(TransferMode::Auto, true), (TransferMode::Blind, false)] {
+        let settings = Settings {
+            write_cache: false,
+            transfer,
+            ..Default::default()
+        };
+        let disk = disk_with_volumes(driver_blob_with(settings), 1, 3000);
+        let mut r = boot(
+            CpuModel::M68000,
+            RomGeneration::OriginalScsiManager,
+            &disk,
+            DiskConfig::default(),
+        );
+        let w = format!("{} {transfer:?}", r.what());
+        let data = Rng(0xB11D).bytes(3000 * 512);
+        let lba = r.lba(0, 0);
+        r.disk().write_store(lba, &data).unwrap();
+        scsi_manager::set_stalls_mid_block(&mut r.m, true);
+        let mut bad_reads = 0;
+        let mut rng = Rng(0x5A11);
+        for _ in 0..16 {
+            let block = rng.below(2900) as u32;
+            let blocks = 1 + rng.below(16) as u32;
+            let (e, _, bad) = read(&mut r, block, blocks);
+            if e != 0 || !bad.is_empty() {
+                bad_reads += 1;
+            }
+        }
+        if survives {
+            assert_eq!(bad_reads, 0, "{w}: polled transfers survive the pauses");
+        } else {
+            assert!(
+                bad_reads > 0,
+                "{w}: blind reads through pauses stayed intact"
+            );
+        }
+    }
+}

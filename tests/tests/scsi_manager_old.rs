@@ -676,3 +676,42 @@ fn scsi_complete_times_out_a_live_target_slower_than_its_wait() {
         }
     }
 }
+
+/// A target that pauses mid-block (seeded) corrupts a blind transfer on a Mac without the
+/// hardware handshake — the 68000 (Plus) model: a stale byte at the pause, the rest a byte
+/// late, and `SCSIComplete` skipping the byte left over (`scComplPhaseErr`). Polled transfers
+/// survive the same pauses, and so do blind ones where the hardware handshakes (68040).
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn a_target_pausing_mid_block_corrupts_blind_transfers_without_a_handshake() {
+    for cpu in CPUS {
+        for blind in [0u32, 1] {
+            let ctx = format!("{cpu} blind={blind}");
+            let mut m = machine(cpu, false);
+            scsi_manager::set_stalls_mid_block(&mut m, true);
+            let buf = alloc(&mut m, 4 * BLOCK as u32);
+            let mut corrupt = 0;
+            for i in 0..16u32 {
+                let lba = 4 * (i % 8);
+                m.write_bytes(buf, &vec![0xEE; 4 * BLOCK]);
+                let r = m.call("read10", &[0, lba, 4, buf, blind]).unwrap();
+                let at = lba as usize * BLOCK;
+                let want = disk(&mut m).data[at..at + 4 * BLOCK].to_vec();
+                if m.read_bytes(buf, 4 * BLOCK as u32) != want {
+                    corrupt += 1;
+                    assert_eq!(r.d0 as i16, 10, "{ctx}: a byte left over: scComplPhaseErr");
+                } else {
+                    assert_eq!(r.d0, 0, "{ctx}");
+                }
+            }
+            if blind == 1 && cpu == CpuModel::M68000 {
+                assert!(
+                    corrupt > 0,
+                    "{ctx}: 64 blind blocks, no pause corrupted one"
+                );
+            } else {
+                assert_eq!(corrupt, 0, "{ctx}: data corrupted");
+            }
+        }
+    }
+}
