@@ -297,7 +297,10 @@ scsi_rw:
         bra     rw_done
 
         | ---- original SCSI Manager, polled TIB ----
+| _SCSIDispatch is a Toolbox trap: it may change D0-D2/A0-A1, so the direction (D2) is kept
+| in D5 across the calls.
 old_rw:
+        move.w  %d2,%d5
         lea     gTIB(%a2),%a0
         move.w  #1,(%a0)                | scInc buf, 512
         move.l  %a4,2(%a0)
@@ -331,7 +334,7 @@ old_rw:
         clr.w   -(%sp)
         pea     gTIB(%a2)
         move.w  #5,-(%sp)               | SCSIRead
-        tst.w   %d2
+        tst.w   %d5
         beq.s   4f
         move.w  #6,(%sp)                | SCSIWrite
 4:      .word   0xA815

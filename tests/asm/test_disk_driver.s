@@ -261,12 +261,15 @@ add_drive_at:
         .short  0xA04E
         rts
 
-| dequeue(element, header)
+| dequeue(element, header). _Dequeue is a Toolbox trap: it may change D0-D2/A0-A1, and D2 is
+| callee-saved in the C ABI.
         .globl dequeue
 dequeue:
-        movea.l 4(%sp),%a0
-        movea.l 8(%sp),%a1
+        move.l  %d2,-(%sp)
+        movea.l 8(%sp),%a0
+        movea.l 12(%sp),%a1
         .short  0xA96E
+        move.l  (%sp)+,%d2
         rts
 
 | drvr_install(refNum) / drvr_remove(refNum): the bare traps.

@@ -65,6 +65,45 @@ bump:   addq.l  #1,counter
         move.w  %sr,%d2
         move.w  %d2,level
         rts
+| alloc(n): _NewPtr(n); D0 = the pointer. alloc_d0: the same with n in D0.
+        .globl alloc, alloc_d0
+alloc:  move.l  4(%sp),%d0
+alloc_d0:
+        .short  0xA11E
+        move.l  %a0,%d0
+        rts
+| read_a0: _Read of the PB at A0, synchronous.
+        .globl read_a0
+read_a0:
+        .short  0xA002
+        rts
+| install_dt: _DTInstall(dt_record); D0 = its result.
+        .globl install_dt
+install_dt:
+        lea     dt_record,%a0
+        .short  0xA082
+        rts
+| dt_task: records A1 and SR, then waits 2 ticks with _Delay (Ticks advance: interrupts on).
+        .globl dt_task
+dt_task:
+        move.l  %a1,dt_parm
+        move.w  %sr,dt_sr
+        movea.l #2,%a0
+        .short  0xA03B
+        move.l  %d0,dt_ticks
+        rts
+        .data
+        .globl dt_record, dt_parm, dt_sr, dt_ticks
+dt_record:
+        .long   0
+        .short  7
+        .short  0
+        .long   dt_task
+        .long   0x12345678
+        .long   0
+dt_parm: .long 0
+dt_ticks: .long 0
+dt_sr:  .short 0
         .globl counter
         .bss
 counter: .long 0
@@ -204,5 +243,78 @@ fn ticks_stop_while_the_vbl_is_masked_and_delay_there_is_a_hang() {
                 "{cpu}: {text}"
             );
         }
+    }
+}
+
+/// Run the register-based `routine` (with D0 = `d0`, A0 = `a0`) from a level-2 interrupt
+/// during a spin loop; the run's error, if any.
+fn from_an_interrupt(m: &mut Machine, routine: &str, d0: u32, a0: u32) -> Option<String> {
+    let at = m.export_address(routine).unwrap();
+    m.schedule_interrupt(
+        1000,
+        2,
+        "test call",
+        Box::new(move |m: &mut Machine| {
+            m.call_with_registers(at, &[(0, d0), (8, a0)], ferrite_emu::Preserved::MAC_OS)?;
+            Ok(())
+        }),
+    );
+    m.call("spin", &[20_000]).err().map(|e| format!("{e}"))
+}
+
+/// Code at interrupt time may not allocate, move or purge memory (IM Memory, appendix A) nor
+/// make a synchronous Device or File Manager call (it waits for a queue that cannot move while
+/// the interrupt runs): the emulated Mac fails the run naming the call. The same calls at
+/// application level are fine.
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn memory_manager_and_synchronous_io_at_interrupt_time_fail_the_run() {
+    for cpu in [CpuModel::M68000, CpuModel::M68040] {
+        let mut m = machine(cpu);
+        m.install_mac_os();
+        let p = m.call("alloc", &[64]).unwrap().d0;
+        assert_ne!(p, 0, "{cpu}: _NewPtr at application level");
+        let e = from_an_interrupt(&mut m, "alloc_d0", 64, 0).expect("the run fails");
+        assert!(e.contains("_NewPtr at interrupt time"), "{cpu}: {e}");
+
+        let mut m = machine(cpu);
+        m.install_mac_os();
+        let e = from_an_interrupt(&mut m, "read_a0", 0, 0x1000).expect("the run fails");
+        assert!(
+            e.contains("synchronous _Read at interrupt time"),
+            "{cpu}: {e}"
+        );
+    }
+}
+
+/// `_DTInstall` from an interrupt handler: the task runs when the interrupt ends, with A1 =
+/// `dtParm` and the mask at 0, so `Ticks` advance and a `_Delay` inside it returns (IM
+/// Processes ch. 6). On the 68000 — the model's Plus under System 6, which has no Deferred
+/// Task Manager — the trap is unimplemented.
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn deferred_tasks_run_after_the_interrupt_with_interrupts_enabled() {
+    for cpu in [CpuModel::M68000, CpuModel::M68040] {
+        let mut m = machine(cpu);
+        m.install_mac_os();
+        let r = from_an_interrupt(&mut m, "install_dt", 0, 0);
+        if cpu == CpuModel::M68000 {
+            let e = r.expect("no _DTInstall on the Plus under System 6");
+            assert!(e.contains("DTInstall"), "{cpu}: {e}");
+            continue;
+        }
+        assert_eq!(r, None, "{cpu}");
+        assert_eq!(ferrite_emu::deferred_tasks::tasks_run(&mut m), 1, "{cpu}");
+        let at = |m: &Machine, s: &str| m.export_address(s).unwrap();
+        assert_eq!(
+            m.read_u32(at(&m, "dt_parm")),
+            0x1234_5678,
+            "{cpu}: A1 = dtParm"
+        );
+        assert_eq!((m.read_u16(at(&m, "dt_sr")) >> 8) & 7, 0, "{cpu}: mask 0");
+        assert!(
+            m.read_u32(at(&m, "dt_ticks")) >= 2,
+            "{cpu}: _Delay returned"
+        );
     }
 }

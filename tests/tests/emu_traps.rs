@@ -11,17 +11,19 @@ use ferrite_emu::{CpuModel, Fault, Machine, lowmem};
 /// 08 via_stub(size):  moveq #$1E,d0; _GetOSTrapAddress ($A346); move.l 4(sp),d0; jsr (a0); rts
 /// 14 unimpl_addr:     move.l #$1A0,d0; _GetToolTrapAddress ($A746); move.l a0,d1;
 ///                     move.l #$9F,d0; _GetToolTrapAddress; cmpa.l d1,a0; seq d0; rts
-/// 2c custom(x):       clr.l -(sp); move.l 8(sp),-(sp); Toolbox trap $A8F0; move.l (sp)+,d0; rts
-/// 38 loop(n):         move.l 4(sp),d1; moveq #0,d0; 1: add.l d1,d0; subq.l #1,d1; bne.s 1b; rts
-/// 46 jump_iodone:     move.l (JIODone).w,-(sp); rts
+/// 2c custom(x):       move.l d2,-(sp); clr.l -(sp); move.l 12(sp),-(sp); Toolbox trap $A8F0;
+///                     move.l (sp)+,d0; move.l (sp)+,d2; rts (a Toolbox trap may change D2,
+///                     which the C ABI's caller expects back)
+/// 3c loop(n):         move.l 4(sp),d1; moveq #0,d0; 1: add.l d1,d0; subq.l #1,d1; bne.s 1b; rts
+/// 4a jump_iodone:     move.l (JIODone).w,-(sp); rts
 /// ```
 fn traps_image() -> ferrite_shared::flat::FlatImage {
     flat_image(
         &[
             0x206f, 0x0004, 0xa03b, 0x4e75, 0x701e, 0xa346, 0x202f, 0x0004, 0x4e90, 0x4e75, 0x203c,
             0x0000, 0x01a0, 0xa746, 0x2208, 0x203c, 0x0000, 0x009f, 0xa746, 0xb1c1, 0x57c0, 0x4e75,
-            0x42a7, 0x2f2f, 0x0008, 0xa8f0, 0x201f, 0x4e75, 0x222f, 0x0004, 0x7000, 0xd081, 0x5381,
-            0x66fa, 0x4e75, 0x2f38, 0x08fc, 0x4e75,
+            0x2f02, 0x42a7, 0x2f2f, 0x000c, 0xa8f0, 0x201f, 0x241f, 0x4e75, 0x222f, 0x0004, 0x7000,
+            0xd081, 0x5381, 0x66fa, 0x4e75, 0x2f38, 0x08fc, 0x4e75,
         ],
         &[],
         &[
@@ -29,8 +31,8 @@ fn traps_image() -> ferrite_shared::flat::FlatImage {
             ("via_stub", 0x08),
             ("unimpl_addr", 0x14),
             ("custom", 0x2c),
-            ("loop", 0x38),
-            ("jump_iodone", 0x46),
+            ("loop", 0x3c),
+            ("jump_iodone", 0x4a),
         ],
         0,
     )
@@ -195,4 +197,85 @@ fn unregistered_handler_fails() {
     );
     assert!(m.traps().is_implemented(0xA11E));
     assert!(!m.traps().is_implemented(0xA03B));
+}
+
+/// ```text
+/// 00 keep_d1_toolbox(x): move.l d2,-(sp); move.l 8(sp),d1; Toolbox trap $A8F1;
+///                        move.l d1,d0; move.l (sp)+,d2; rts
+/// 0e keep_d1_os(x):      move.l 4(sp),d1; OS trap $A0F1; move.l d1,d0; rts
+/// ```
+/// Guest code that keeps a value in D1 across a trap (D1: the C ABI lets a callee change
+/// it, so only the trap rule can catch this).
+fn keep_d1_image() -> ferrite_shared::flat::FlatImage {
+    flat_image(
+        &[
+            0x2f02, 0x222f, 0x0008, 0xa8f1, 0x2001, 0x241f, 0x4e75, 0x222f, 0x0004, 0xa0f1, 0x2001,
+            0x4e75,
+        ],
+        &[],
+        &[("keep_d1_toolbox", 0x00), ("keep_d1_os", 0x0e)],
+        0,
+    )
+}
+
+/// A Toolbox trap may change D0–D2/A0–A1 (IM Operating System Utilities, the Trap
+/// Dispatcher): the model returns garbage there, so guest code that keeps a value in D1
+/// across one is caught; an OS trap's dispatcher restores D1–D2/A1 (and A0), so the same
+/// code around an OS trap is right. With the garbage off (a lenient Mac) the planted guest
+/// would pass: the rule is what catches it.
+#[test]
+fn toolbox_traps_leave_garbage_in_the_registers_they_may_change() {
+    for cpu in CpuModel::ALL {
+        let mut m = Machine::new(cpu);
+        m.load(&keep_d1_image()).unwrap();
+        m.register_trap(0xA8F1, "ToolboxNoOp", |_m, _call| Ok(()));
+        m.register_trap(0xA0F1, "OsNoOp", |m, _call| {
+            m.set_d(0, 0);
+            Ok(())
+        });
+        let x = 0x1234_5678;
+        for _ in 0..4 {
+            assert_ne!(
+                m.call("keep_d1_toolbox", &[x]).unwrap().d0,
+                x,
+                "{cpu}: D1 across a Toolbox trap"
+            );
+            assert_eq!(
+                m.call("keep_d1_os", &[x]).unwrap().d0,
+                x,
+                "{cpu}: D1 across an OS trap"
+            );
+        }
+        m.traps_mut().set_scratch_garbage(false);
+        assert_eq!(m.call("keep_d1_toolbox", &[x]).unwrap().d0, x, "{cpu}");
+    }
+}
+
+/// A register-based Toolbox trap keeps its result: `_Dequeue`'s D0 (0, or `qErr`).
+#[test]
+fn a_register_based_toolbox_trap_keeps_its_result() {
+    // dequeue(e, q): move.l d2,-(sp); movea.l 8(sp),a0; movea.l 12(sp),a1; _Dequeue ($A96E);
+    // move.l (sp)+,d2; rts
+    let image = flat_image(
+        &[
+            0x2f02, 0x206f, 0x0008, 0x226f, 0x000c, 0xa96e, 0x241f, 0x4e75,
+        ],
+        &[],
+        &[("dequeue", 0x00)],
+        0,
+    );
+    for cpu in CpuModel::ALL {
+        let mut m = Machine::new(cpu);
+        m.install_mac_os();
+        m.load(&image).unwrap();
+        // An empty queue header (qFlags, qHead, qTail) in low memory's free area.
+        let q = m
+            .new_ptr(ferrite_emu::memory_manager::ZoneId::System, 16, true)
+            .unwrap();
+        let r = m.call("dequeue", &[q + 12, q]).unwrap();
+        assert_eq!(
+            r.d0 as i16, -1,
+            "{cpu}: qErr for an element not in the queue"
+        );
+    }
 }

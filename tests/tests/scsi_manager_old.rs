@@ -36,11 +36,15 @@ const SC_COMP: u16 = 8;
 const SOURCE: &str = r#"
         .text
 | C-ABI wrappers, one per _SCSIDispatch selector (Pascal: result word, params, selector).
+| _SCSIDispatch is a Toolbox trap: it may change D0-D2/A0-A1, and D2 is callee-saved in the
+| C ABI, so each call keeps D2 in `d2save` around the trap.
         .globl scsi_reset
 scsi_reset:
         clr.w   -(%sp)
         clr.w   -(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -48,7 +52,9 @@ scsi_reset:
 scsi_get:
         clr.w   -(%sp)
         move.w  #1,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -58,7 +64,9 @@ scsi_word_call:
         clr.w   -(%sp)
         move.w  12(%sp),-(%sp)
         move.w  10(%sp),-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -69,7 +77,9 @@ scsi_cmd:
         move.l  6(%sp),-(%sp)
         move.w  16(%sp),-(%sp)
         move.w  #3,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -80,7 +90,9 @@ scsi_ptr_call:
         clr.w   -(%sp)
         move.l  10(%sp),-(%sp)
         move.w  12(%sp),-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -92,7 +104,9 @@ scsi_complete:
         move.l  14(%sp),-(%sp)
         move.l  22(%sp),-(%sp)
         move.w  #4,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         ext.l   %d0
         rts
@@ -100,7 +114,9 @@ scsi_complete:
 scsi_stat:
         clr.w   -(%sp)
         move.w  #10,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         moveq   #0,%d0
         move.w  (%sp)+,%d0
         rts
@@ -132,18 +148,24 @@ read10: movem.l %d2-%d3/%a2,-(%sp)
         lea     results,%a2
         clr.w   -(%sp)
         move.w  #1,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,(%a2)
         clr.w   -(%sp)
         move.w  20(%sp),-(%sp)
         move.w  #2,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,2(%a2)
         clr.w   -(%sp)
         pea     cdb
         move.w  #10,-(%sp)
         move.w  #3,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,4(%a2)
         moveq   #5,%d3
         tst.l   32(%sp)
@@ -152,18 +174,39 @@ read10: movem.l %d2-%d3/%a2,-(%sp)
 1:      clr.w   -(%sp)
         pea     tib
         move.w  %d3,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,6(%a2)
         clr.w   -(%sp)
         pea     stat
         pea     msg
         pea     300
         move.w  #4,-(%sp)
+        move.l  %d2,d2save
         .short  0xA815
+        move.l  d2save,%d2
         move.w  (%sp)+,%d0
         move.w  %d0,8(%a2)
         ext.l   %d0
         movem.l (%sp)+,%d2-%d3/%a2
+        rts
+
+| read10_masked(id, lba, n, buf, blind): read10 with the interrupt mask at 1 (Ticks stand
+| still), as code at VBL-task level runs it.
+        .globl read10_masked
+read10_masked:
+        move.w  %sr,-(%sp)
+        ori.w   #0x0100,%sr
+        andi.w  #0xF9FF,%sr
+        move.l  22(%sp),-(%sp)
+        move.l  22(%sp),-(%sp)
+        move.l  22(%sp),-(%sp)
+        move.l  22(%sp),-(%sp)
+        move.l  22(%sp),-(%sp)
+        bsr     read10
+        lea     20(%sp),%sp
+        move.w  (%sp)+,%sr
         rts
 
         .bss
@@ -173,6 +216,7 @@ stat:   .short 0
 msg:    .short 0
 tib:    .space 30
 cdb:    .space 10
+d2save: .space 4
 "#;
 
 fn image() -> &'static FlatImage {
@@ -592,5 +636,82 @@ fn selection_timeout_reset_and_busy_with_4_3_in_flight() {
         assert_eq!(m.read_u16(pb + 10), 0);
         assert_eq!(get(&mut m), 0, "free again");
         assert_eq!(call(&mut m, "scsi_reset", &[]), 0);
+    }
+}
+
+/// `SCSIComplete`'s wait (300 ticks in `read10`) runs out on a live target that works longer
+/// before its status — a long VERIFY, a spin-up, a slow card — as it does on a hung one: the
+/// bus is reset and the result is `scCommErr`. A target inside the wait completes. With level
+/// 1 masked `Ticks` stand still, so the ROM waits a slow target out and the command ends
+/// normally (IM Devices ch. 3: the wait is in ticks).
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn scsi_complete_times_out_a_live_target_slower_than_its_wait() {
+    for cpu in CPUS {
+        for v43 in [false, true] {
+            let ctx = format!("{cpu} v43={v43}");
+            let mut m = machine(cpu, v43);
+            let buf = alloc(&mut m, 2 * BLOCK as u32);
+            // 10 s of work: past the 300-tick (5 s) wait.
+            disk(&mut m).extra_busy_ns = 10_000_000_000;
+            let t0 = m.ticks();
+            let r = m.call("read10", &[0, 5, 2, buf, 0]).unwrap();
+            assert_eq!(r.d0 as i16, 2, "{ctx}: scCommErr");
+            assert!(m.ticks() >= t0 + 300, "{ctx}: the 300-tick wait passed");
+            assert_eq!(disk(&mut m).resets, 1, "{ctx}: the bus was reset");
+            assert_eq!(scsi_manager::state(&mut m).slow_target_timeouts, 1, "{ctx}");
+            // 2 s: inside the wait.
+            disk(&mut m).extra_busy_ns = 2_000_000_000;
+            let r = m.call("read10", &[0, 5, 2, buf, 0]).unwrap();
+            assert_eq!(r.d0, 0, "{ctx}: a target inside the wait");
+            let want = disk(&mut m).data[5 * BLOCK..7 * BLOCK].to_vec();
+            assert_eq!(m.read_bytes(buf, 2 * BLOCK as u32), want, "{ctx}");
+            // 10 s again, level 1 masked: Ticks stand still, the ROM waits it out.
+            disk(&mut m).extra_busy_ns = 10_000_000_000;
+            let r = m.call("read10_masked", &[0, 7, 2, buf, 0]).unwrap();
+            assert_eq!(r.d0, 0, "{ctx}: masked, the slow target completes");
+            let want = disk(&mut m).data[7 * BLOCK..9 * BLOCK].to_vec();
+            assert_eq!(m.read_bytes(buf, 2 * BLOCK as u32), want, "{ctx}");
+            assert_eq!(disk(&mut m).resets, 1, "{ctx}: no second reset");
+        }
+    }
+}
+
+/// A target that pauses mid-block (seeded) corrupts a blind transfer on a Mac without the
+/// hardware handshake — the 68000 (Plus) model: a stale byte at the pause, the rest a byte
+/// late, and `SCSIComplete` skipping the byte left over (`scComplPhaseErr`). Polled transfers
+/// survive the same pauses, and so do blind ones where the hardware handshakes (68040).
+#[test]
+#[ignore = "needs binutils-m68k-linux-gnu: run `cargo xtask test`"]
+fn a_target_pausing_mid_block_corrupts_blind_transfers_without_a_handshake() {
+    for cpu in CPUS {
+        for blind in [0u32, 1] {
+            let ctx = format!("{cpu} blind={blind}");
+            let mut m = machine(cpu, false);
+            scsi_manager::set_stalls_mid_block(&mut m, true);
+            let buf = alloc(&mut m, 4 * BLOCK as u32);
+            let mut corrupt = 0;
+            for i in 0..16u32 {
+                let lba = 4 * (i % 8);
+                m.write_bytes(buf, &vec![0xEE; 4 * BLOCK]);
+                let r = m.call("read10", &[0, lba, 4, buf, blind]).unwrap();
+                let at = lba as usize * BLOCK;
+                let want = disk(&mut m).data[at..at + 4 * BLOCK].to_vec();
+                if m.read_bytes(buf, 4 * BLOCK as u32) != want {
+                    corrupt += 1;
+                    assert_eq!(r.d0 as i16, 10, "{ctx}: a byte left over: scComplPhaseErr");
+                } else {
+                    assert_eq!(r.d0, 0, "{ctx}");
+                }
+            }
+            if blind == 1 && cpu == CpuModel::M68000 {
+                assert!(
+                    corrupt > 0,
+                    "{ctx}: 64 blind blocks, no pause corrupted one"
+                );
+            } else {
+                assert_eq!(corrupt, 0, "{ctx}: data corrupted");
+            }
+        }
     }
 }

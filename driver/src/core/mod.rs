@@ -27,7 +27,7 @@ use ferrite_shared::driver_blob::Settings;
 use ferrite_shared::mac::{
     CntrlParam, DrvQElWithFlags, ScsiDriverPb, ScsiExecIoPb, VblTask, drvr_flags, err,
 };
-use ferrite_shared::scsi::{self, Sense, status};
+use ferrite_shared::scsi::{self, status};
 use ferrite_shared::scsi_manager::original::{
     SC_INC, SC_LOOP, SC_MGR_BUSY, SC_PHASE_ERR, SC_STOP, SCSI_RBLIND, SCSI_READ, SCSI_WBLIND,
     SCSI_WRITE,
@@ -43,7 +43,7 @@ use crate::gestalt::{self, GestaltInfo};
 use crate::mac;
 use crate::partition::{self, MAX_DRIVES, MapBlock};
 use crate::request::{self, BLOCK, Extent};
-use crate::sense::{Recovery, TRANSPORT_RETRIES, classify};
+use crate::sense::{Recovery, SENSE_LEN, TRANSPORT_RETRIES, classify, parse_sense};
 
 /// `diskEvt`.
 const DISK_EVT: u16 = 7;

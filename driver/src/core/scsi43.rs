@@ -17,7 +17,7 @@ pub(super) enum Slot {
 }
 
 /// Bytes of sense data asked for (fixed format).
-const SENSE_LEN: u8 = 18;
+const SENSE_LEN: u8 = crate::sense::SENSE_LEN as u8;
 
 /// `scsiTimeout` of every command, in milliseconds: a drive that stops answering ends the
 /// request with `scsiCommandTimeout` instead of holding the bus (and the Mac) for ever. Long
@@ -140,7 +140,7 @@ fn outcome43_decide(g: &mut Globals, slot: Slot, result: i16, write: bool) -> Re
     let (p, _) = parts(g, slot);
     let good = p.scsi_scsi_status == status::GOOD;
     let short = p.scsi_data_residual.get() != 0;
-    match result {
+    let r = match result {
         0 if short && !short_ok => Recovery::Retry,
         0 => Recovery::Done,
         SCSI_NON_ZERO_STATUS => status_outcome(g, slot, write),
@@ -152,17 +152,25 @@ fn outcome43_decide(g: &mut Globals, slot: Slot, result: i16, write: bool) -> Re
         // bus at `scsiTimeout`): once more, as on the original SCSI Manager.
         SCSI_SELECT_TIMEOUT | SCSI_COMMAND_TIMEOUT => Recovery::Transport(map_transport(result)),
         r => Recovery::Fail(map_transport(r)),
+    };
+    // A transfer that came short is never complete, whatever the status and sense say
+    // (CHECK CONDITION with RECOVERED ERROR or NO SENSE): it is sent again.
+    if r == Recovery::Done && short && !short_ok {
+        Recovery::Retry
+    } else {
+        r
     }
 }
 
 /// The status byte and the autosense data of the last command of `slot` → what to do. Only
 /// the bytes the SIM reports as received (`scsiSenseLength − scsiSenseResidual`) are read.
 fn status_outcome(g: &mut Globals, slot: Slot, write: bool) -> Recovery {
+    let removable = g.removable != 0;
     let (p, sense) = parts(g, slot);
     let valid = p.scsi_result_flags.get() & SCSI_AUTOSENSE_VALID != 0;
     let got = (SENSE_LEN as i16 - p.scsi_sense_residual as i16).clamp(0, SENSE_LEN as i16);
     let parsed = if valid {
-        Sense::parse(&sense[..got as usize])
+        parse_sense(sense, got as u32, removable)
     } else {
         None
     };

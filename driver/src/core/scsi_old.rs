@@ -178,28 +178,31 @@ fn transact(io: u32, cdb: u32, len_sel: u32) -> u32 {
 }
 
 /// What a transaction comes to when a call did not answer `noErr` or the status is not GOOD
-/// (`r`: [`mac::old_io`]'s answer; `dir` and `len`: the data asked for).
+/// (`r`: [`mac::old_io`]'s answer; `dir` and `len`: the data asked for). A transfer that
+/// came short is never complete, whatever the status and sense say (RECOVERED ERROR, NO
+/// SENSE, CONDITION MET): it is sent again.
 #[inline(never)]
 fn old_outcome(g: &mut Globals, r: u32, dir: Dir, len: u32) -> Recovery {
-    match transport(g, r, len) {
+    let short = came_short(g, r, len);
+    let outcome = match transport(g, r, len) {
         Ok(0) => Recovery::Done,
         Err(r) => r,
         Ok(st) if st == status::CHECK_CONDITION as u16 => {
             g.sense.fill(0);
             let sense = g.sense.as_mut_ptr() as u32;
             // In its own CDB buffer: the command's stays for a retry.
-            let rs = scsi::request_sense(18);
+            let rs = scsi::request_sense(SENSE_LEN as u8);
             g.rs_cdb.copy_from_slice(&rs);
             let rs_at = g.rs_cdb.as_ptr() as u32;
             // 18 bytes, not whole blocks: polled.
             let len_sel = (rs.len() as u32) << 16 | SCSI_READ as u32;
-            let r = transaction(g.io, rs_at, len_sel, sense, 18);
-            let sense_ok = matches!(transport(g, r, 18), Ok(0));
-            let parsed = if sense_ok {
-                Sense::parse(&g.sense)
-            } else {
-                None
-            };
+            let _ = transaction(g.io, rs_at, len_sel, sense, SENSE_LEN as u32);
+            // Targets return as few as 4 bytes: a data phase that ends early is the sense
+            // data's own length, not a failure. The buffer was cleared, so whatever arrived is
+            // read — nothing, if the REQUEST SENSE failed — as far as its additional-length
+            // byte goes.
+            let removable = g.removable != 0;
+            let parsed = parse_sense(&mut g.sense, SENSE_LEN as u32, removable);
             if parsed.is_some() {
                 let raw = g.sense;
                 note_sense(g, g.cdb[0], &raw);
@@ -207,7 +210,21 @@ fn old_outcome(g: &mut Globals, r: u32, dir: Dir, len: u32) -> Recovery {
             classify(st as u8, parsed, dir == Dir::Out)
         }
         Ok(st) => classify(st as u8, None, dir == Dir::Out),
+    };
+    if short && outcome == Recovery::Done {
+        Recovery::Retry
+    } else {
+        outcome
     }
+}
+
+/// Whether the data phase of the transaction that answered `r` ended before its TIB did,
+/// and the command is not one that may move less (INQUIRY, MODE SENSE: `g.short_ok`; never a
+/// transfer of whole blocks).
+#[inline(never)]
+fn came_short(g: &Globals, r: u32, len: u32) -> bool {
+    r >> 16 == FAILED_DATA
+        && !(g.old.data as i16 == SC_PHASE_ERR && g.short_ok != 0 && len % BLOCK != 0)
 }
 
 /// `Ok(status)` of a transaction with [`mac::old_io`]'s answer `r` (`len` bytes of data
@@ -226,8 +243,7 @@ fn transport(g: &mut Globals, r: u32, len: u32) -> Result<u16, Recovery> {
         FAILED_CMD => return Err(Recovery::Transport(err::IO_ERR)),
         // MODE SENSE and INQUIRY may return less than asked: SCSIComplete collects the
         // status. Never a transfer of whole blocks (a Prime that interrupted one of them).
-        FAILED_DATA => !(g.old.data as i16 == SC_PHASE_ERR && g.short_ok != 0 && len % BLOCK != 0),
-        _ => false,
+        _ => came_short(g, r, len),
     };
     let blind = g.polled == 0 && len % BLOCK == 0;
     if result != 0 && result != SC_COMPL_PHASE_ERR {

@@ -224,7 +224,14 @@ impl Machine {
         if scheduled {
             self.interrupts_mut().delivered += 1;
         }
-        let r = f(self);
+        let mut r = f(self);
+        if r.is_ok() && self.interrupts().depth == 1 {
+            // The end of the outermost interrupt: deferred tasks run with interrupts enabled
+            // (still at interrupt time).
+            let sr = self.sr();
+            self.cpu_mut().set_sr(sr & !0x0700);
+            r = crate::deferred_tasks::run_queued(self);
+        }
         self.interrupts_mut().depth -= 1;
         self.cpu_mut().dar = saved_dar;
         self.cpu_mut().set_sr(saved_sr);

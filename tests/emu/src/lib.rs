@@ -47,6 +47,7 @@ pub mod bench;
 pub mod bus;
 pub mod coverage;
 pub mod cpu;
+pub mod deferred_tasks;
 pub mod device_manager;
 pub mod drive_queue;
 pub mod error;

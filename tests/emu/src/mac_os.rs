@@ -20,6 +20,7 @@ impl Machine {
         crate::os_utils::install(self);
         crate::events::install(self);
         crate::vbl::install(self);
+        crate::deferred_tasks::install(self);
         crate::drive_queue::install(self);
         crate::device_manager::install(self);
         crate::file_manager::install(self);

@@ -182,6 +182,7 @@ fn enqueue(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     }
     queue_append(m, h, e);
     m.set_d(0, 0);
+    call.returns_in(0);
     Ok(())
 }
 
@@ -196,6 +197,7 @@ fn dequeue(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     }
     let found = queue_remove(m, h, e).map_err(|s| Fault::misuse(call.word, s))?;
     m.set_d(0, if found { 0 } else { Q_ERR as i32 as u32 });
+    call.returns_in(0);
     Ok(())
 }
 

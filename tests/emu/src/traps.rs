@@ -19,7 +19,14 @@
 //!   (N, Z from D0.W; V, C cleared; X unchanged). That last point is UNCONFIRMED (mac-facts
 //!   §9.2); switch it off with [`TrapTable::set_ccr_from_d0`].
 //! * Toolbox traps: Pascal stack convention. Nothing is saved or restored; the handler pops its
-//!   arguments and stores its result on the stack ([`crate::Machine::pascal_pop`]).
+//!   arguments and stores its result on the stack ([`crate::Machine::pascal_pop`]). A Toolbox
+//!   routine may change D0–D2 and A0–A1 (IM Operating System Utilities ch. 8, "The Trap
+//!   Dispatcher"; the Pascal register convention), and real ones do: on return the model
+//!   gives each of them a seeded garbage value ([`TrapTable::set_scratch_garbage`]), except
+//!   the registers a register-based Toolbox routine returns a result in
+//!   ([`TrapCall::returns_in`], e.g. `_Dequeue`'s D0). Code that keeps a value there across
+//!   a Toolbox trap then fails as it would on some Mac. Also for a Toolbox routine called
+//!   through its address (a stub). OS traps change only what they return (above).
 //!
 //! # Trap addresses
 //! `_GetTrapAddress` returns, for a trap with a handler, the address of a 4-byte *stub*
@@ -35,6 +42,7 @@ use std::sync::Arc;
 
 use crate::error::Fault;
 use crate::machine::Machine;
+use crate::seed::{Rng, seed_from_env};
 use crate::trap_names::{is_os_trap, trap_name, trap_number};
 
 /// Modifier bit 8 of an OS trap: the routine returns a value in A0.
@@ -98,6 +106,8 @@ pub struct TrapCall {
     /// Name the handler was registered under.
     pub name: &'static str,
     restore: u8,
+    /// Toolbox traps: the scratch registers (bit = index in D0–D7/A0–A7) that carry results.
+    results: u16,
 }
 
 impl TrapCall {
@@ -109,6 +119,7 @@ impl TrapCall {
             via_stub: false,
             name,
             restore: 0,
+            results: 0,
         }
     }
 
@@ -127,6 +138,11 @@ impl TrapCall {
     /// OS trap with bit 9 (`CLEAR` / `IMMED`).
     pub fn clear_or_immed(&self) -> bool {
         self.is_os() && self.word & OS_CLEAR != 0
+    }
+    /// A Toolbox trap returns a result in register `index` (0–7 D0–D7, 8–15 A0–A7): it keeps
+    /// the handler's value instead of scratch garbage.
+    pub fn returns_in(&mut self, index: usize) {
+        self.results |= 1 << index;
     }
     /// Do not restore `reg` after the handler: the trap returns a value there.
     pub fn keep(&mut self, reg: SavedReg) {
@@ -150,7 +166,16 @@ pub struct TrapTable {
     os: Vec<Option<Entry>>,
     toolbox: Vec<Option<Entry>>,
     ccr_from_d0: bool,
+    /// Garbage for the registers a Toolbox trap may change; `None`: left as the handler left
+    /// them.
+    scratch_garbage: Option<Rng>,
 }
+
+/// Seed stream of the Toolbox scratch-register garbage.
+const GARBAGE_STREAM: u64 = 0x7A_A5C4;
+
+/// The registers a Toolbox trap may change: D0–D2, A0–A1 (indices into D0–D7/A0–A7).
+const TOOLBOX_SCRATCH: [usize; 5] = [0, 1, 2, 8, 9];
 
 impl Default for TrapTable {
     fn default() -> Self {
@@ -158,6 +183,7 @@ impl Default for TrapTable {
             os: vec![None; 256],
             toolbox: vec![None; 1024],
             ccr_from_d0: true,
+            scratch_garbage: Some(Rng::new(seed_from_env(), GARBAGE_STREAM)),
         }
     }
 }
@@ -225,6 +251,34 @@ impl TrapTable {
     pub fn set_ccr_from_d0(&mut self, on: bool) {
         self.ccr_from_d0 = on;
     }
+
+    /// Whether Toolbox traps return with seeded garbage in D0–D2/A0–A1 (default on, seeded
+    /// with `FERRITE_SEED`); off, they keep what the handler left (a lenient Mac, for a
+    /// test that shows the difference).
+    pub fn set_scratch_garbage(&mut self, on: bool) {
+        self.scratch_garbage = on.then(|| Rng::new(seed_from_env(), GARBAGE_STREAM));
+    }
+
+    /// Garbage for one scratch register: mostly odd values and addresses outside RAM, so a
+    /// pointer kept there faults at once and a count or flag is wildly off.
+    fn garbage(&mut self) -> Option<u32> {
+        let rng = self.scratch_garbage.as_mut()?;
+        Some(rng.next_u32() | 0x8000_0001)
+    }
+}
+
+/// A Toolbox routine returned: every register it may change and that carries no result
+/// gets a garbage value ([`TrapTable::set_scratch_garbage`]).
+fn clobber_toolbox_scratch(m: &mut Machine, call: &TrapCall) {
+    for i in TOOLBOX_SCRATCH {
+        if call.results & 1 << i != 0 {
+            continue;
+        }
+        let Some(v) = m.traps_mut().garbage() else {
+            return;
+        };
+        m.cpu_mut().dar[i] = v;
+    }
 }
 
 /// Run the handler for the trap `word` found at `pc`. Called by the run loop with the CPU's
@@ -246,14 +300,24 @@ pub(crate) fn dispatch(m: &mut Machine, word: u16, pc: u32) -> Result<(), Fault>
         via_stub,
         name,
         restore: 0,
+        results: 0,
     };
+    if m.at_interrupt_level() {
+        forbidden_at_interrupt_time(word)?;
+    }
     if !os {
         // An application must call the Toolbox inside its A5 world.
         crate::toolbox::segment_loader::check_a5_world(m, &call)?;
     }
-    if !os || via_stub {
-        // Toolbox traps save nothing. A stub reached by JSR stands for calling the routine's
-        // address directly, which bypasses the dispatcher and so its register saving too.
+    if !os {
+        // Toolbox traps save nothing, and their routines use D0–D2/A0–A1 freely.
+        handler(m, &mut call)?;
+        clobber_toolbox_scratch(m, &call);
+        return Ok(());
+    }
+    if via_stub {
+        // A stub reached by JSR stands for calling the routine's address directly, which
+        // bypasses the dispatcher and so its register saving too.
         return handler(m, &mut call);
     }
     call.restore = SavedReg::ALL.iter().fold(0, |acc, r| acc | r.bit());
@@ -277,6 +341,68 @@ pub(crate) fn dispatch(m: &mut Machine, word: u16, pc: u32) -> Result<(), Fault>
         let n = if d0 & 0x8000 != 0 { 0x08 } else { 0 };
         let z = if d0 == 0 { 0x04 } else { 0 };
         m.cpu_mut().set_ccr(x | n | z);
+    }
+    Ok(())
+}
+
+/// OS traps that may allocate, release, move or purge memory (IM Memory, appendix A; IM
+/// Processes: code run at interrupt time "must not allocate, move, or purge memory"): the
+/// Memory Manager is not re-entrant, and the interrupted code may be inside it.
+const MOVES_MEMORY: [(u16, &str); 14] = [
+    (0x1E, "NewPtr"),
+    (0x1F, "DisposePtr"),
+    (0x20, "SetPtrSize"),
+    (0x22, "NewHandle"),
+    (0x23, "DisposeHandle"),
+    (0x24, "SetHandleSize"),
+    (0x27, "ReallocHandle"),
+    (0x36, "MoreMasters"),
+    (0x40, "ResrvMem"),
+    (0x4C, "CompactMem"),
+    (0x4D, "PurgeMem"),
+    (0x64, "MoveHHi"),
+    (0x66, "NewEmptyHandle"),
+    (0x1D, "MaxMem"),
+];
+
+/// Device and File Manager traps that, made synchronously (neither `ASYNC` nor `IMMED`), wait
+/// for the request queue: at interrupt time the request ahead cannot finish while the
+/// interrupt runs, so a real Mac hangs (IM Devices ch. 1, IM Files ch. 2: make only
+/// asynchronous calls at interrupt time). `_Open` and `_Close` of a driver, `_Read`,
+/// `_Write`, `_Control`, `_Status`, `_HFSDispatch`.
+const WAITS_FOR_THE_QUEUE: [(u16, &str); 7] = [
+    (0x00, "_Open"),
+    (0x01, "_Close"),
+    (0x02, "_Read"),
+    (0x03, "_Write"),
+    (0x04, "_Control"),
+    (0x05, "_Status"),
+    (0x60, "_HFSDispatch"),
+];
+
+/// A trap that code running at interrupt time may not make fails the run with the reason.
+fn forbidden_at_interrupt_time(word: u16) -> Result<(), Fault> {
+    if !is_os_trap(word) {
+        return Ok(());
+    }
+    let n = word & 0xFF;
+    if let Some((_, name)) = MOVES_MEMORY.iter().find(|(t, _)| *t == n) {
+        return Err(Fault::misuse(
+            word,
+            format!(
+                "_{name} at interrupt time: the Memory Manager may move or purge memory and is not re-entrant (IM Memory, appendix A); defer the allocation (allocate beforehand, or a Deferred Task / application-level work)"
+            ),
+        ));
+    }
+    if word & (OS_ASYNC | OS_IMMED) == 0
+        && let Some((_, name)) = WAITS_FOR_THE_QUEUE.iter().find(|(t, _)| *t == n)
+    {
+        return Err(Fault::misuse(
+            word,
+            format!(
+                "synchronous {name} at interrupt time: it waits for the request queue, which cannot move while the interrupt runs (a real Mac hangs); make the call asynchronously or immediately"
+            ),
+        ));
     }
     Ok(())
 }

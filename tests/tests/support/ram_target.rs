@@ -29,6 +29,9 @@ pub struct RamTarget {
     /// Extra bytes the next DATA IN phase offers beyond the CDB's length (one shot).
     pub long_next: usize,
     pub resets: u32,
+    /// Time every command takes before its status, beyond the base 100 µs (a slow but live
+    /// target: a long VERIFY, a spin-up).
+    pub extra_busy_ns: u64,
     /// Every CDB with its LUN.
     pub commands: Vec<(u8, Vec<u8>)>,
     pending_status: u8,
@@ -152,7 +155,7 @@ impl ScsiTarget for RamTarget {
     }
 
     fn busy_ns(&self) -> u64 {
-        100_000
+        100_000 + self.extra_busy_ns
     }
 
     fn bus_reset(&mut self) {

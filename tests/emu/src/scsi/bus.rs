@@ -458,6 +458,18 @@ impl ScsiBus {
         self.phase = BusPhase::BusFree;
     }
 
+    /// The time the connected target still works on its command before it sends its status
+    /// (a long VERIFY or FORMAT, a spin-up, a slow card: [`super::ScsiTarget::busy_ns`]); 0
+    /// with no target connected.
+    pub fn target_busy_ns(&self) -> u64 {
+        match self.cur.as_ref() {
+            Some(c) => self.targets[c.id as usize]
+                .as_ref()
+                .map_or(0, |t| t.busy_ns()),
+            None => 0,
+        }
+    }
+
     /// The target on the bus took its command and stopped responding (only a bus reset ends
     /// that).
     pub fn is_hung(&self) -> bool {

@@ -300,6 +300,13 @@ pub struct DiskTarget {
     /// The last [`MEDIUM_LOG_LEN`] transfers that reached a medium, numbered from 1.
     medium_log: VecDeque<MediumAccess>,
     medium_seq: u64,
+    /// Most bytes of sense data REQUEST SENSE returns ([`DiskTarget::set_sense_length`]).
+    sense_length: usize,
+    /// The next transfers that stop early with CHECK CONDITION
+    /// ([`DiskTarget::inject_short_with_sense`]): how many, blocks moved, the sense.
+    short_with_sense: Option<(u32, u64, Sense)>,
+    /// The sense a transfer that stopped early ends with, at its status.
+    check_at_status: Option<Sense>,
 }
 
 /// Transfers kept in [`DiskTarget::medium_log`].
@@ -363,6 +370,9 @@ impl DiskTarget {
             medium_id: 1,
             medium_log: VecDeque::new(),
             medium_seq: 0,
+            sense_length: sense::SENSE_LEN,
+            short_with_sense: None,
+            check_at_status: None,
         };
         t.unit_attention
             .push_back(Sense::new(key::UNIT_ATTENTION, asc::POWER_ON_RESET));
@@ -808,12 +818,79 @@ impl DiskTarget {
         self.faults.failing_opcode = Some((opcode, after));
     }
 
+    /// REQUEST SENSE (and so a SCSI Manager's autosense) returns at most `n` bytes, as many
+    /// targets do: 18 (the default), 14 (ASC/ASCQ, additional length 6), 8 (the sense key
+    /// only, additional length 0) or 4 (SCSI-1's non-extended format: error class 0, code 0,
+    /// no sense key; the logical block address when the sense carries one). Other values
+    /// cut the extended format at `n` with the additional length it had.
+    pub fn set_sense_length(&mut self, n: usize) {
+        self.sense_length = n.clamp(4, sense::SENSE_LEN);
+    }
+
+    /// The sense data a REQUEST SENSE for `s` returns with the configured length.
+    fn sense_bytes(&self, s: &Sense) -> Vec<u8> {
+        let mut d = s.to_fixed().to_vec();
+        match self.sense_length {
+            4 => {
+                // Non-extended: byte 0 = valid bit, class 0, code 0; bytes 1–3 the LBA.
+                let info = s.info.unwrap_or(0);
+                vec![
+                    if s.info.is_some() { 0x80 } else { 0 },
+                    (info >> 16) as u8 & 0x1F,
+                    (info >> 8) as u8,
+                    info as u8,
+                ]
+            }
+            n @ (8 | 14) => {
+                d[7] = (n - 8) as u8;
+                d.truncate(n);
+                d
+            }
+            n => {
+                d.truncate(n);
+                d
+            }
+        }
+    }
+
+    /// The next `n` READ(10)/WRITE(10) commands of more than `blocks` blocks move only their
+    /// first `blocks` blocks, then end with CHECK CONDITION and the sense `(key, asc, ascq)`
+    /// (e.g. RECOVERED ERROR 01/17/01 or NO SENSE 00/00/00, which a drive whose error
+    /// recovery parameters end the transfer at a recovered block reports), the information
+    /// field the first block not moved.
+    pub fn inject_short_with_sense(&mut self, n: u32, blocks: u64, sense: (u8, u8, u8)) {
+        let s = Sense::new(sense.0, (sense.1, sense.2));
+        self.short_with_sense = (n > 0).then_some((n, blocks, s));
+    }
+
     /// Forget [`Self::inject_opcode_failure`].
     pub fn clear_opcode_failure(&mut self) {
         self.faults.failing_opcode = None;
     }
 
     // ----- command machinery -----
+
+    /// [`DiskTarget::inject_short_with_sense`] on a READ(10)/WRITE(10) that would move more.
+    fn stop_early_with_sense(&mut self, cdb: &[u8], phase: &mut DataPhase) {
+        let Some((n, blocks, s)) = self.short_with_sense else {
+            return;
+        };
+        if !matches!(cdb.first(), Some(&op::READ_10) | Some(&op::WRITE_10))
+            || self.status != status::GOOD
+        {
+            return;
+        }
+        let bs = self.bs();
+        let lba = u32::from_be_bytes([cdb[2], cdb[3], cdb[4], cdb[5]]) as u64;
+        let keep = blocks as usize * bs;
+        match phase {
+            DataPhase::In(v) if v.len() > keep => v.truncate(keep),
+            DataPhase::Out(len) if *len > keep => *len = keep,
+            _ => return,
+        }
+        self.short_with_sense = (n > 1).then_some((n - 1, blocks, s));
+        self.check_at_status = Some(s.with_info((lba + blocks) as u32));
+    }
 
     fn push_ua(&mut self, s: Sense) {
         if !self.unit_attention.contains(&s) {
@@ -976,7 +1053,8 @@ impl DiskTarget {
                 } else {
                     alloc
                 };
-                DiskTarget::truncated(not_supported.to_fixed().to_vec(), alloc)
+                let d = self.sense_bytes(&not_supported);
+                DiskTarget::truncated(d, alloc)
             }
             _ => {
                 self.status = status::CHECK_CONDITION;
@@ -1048,7 +1126,8 @@ impl DiskTarget {
                     alloc
                 };
                 let s = prior.unwrap_or(Sense::none());
-                DiskTarget::truncated(s.to_fixed().to_vec(), alloc)
+                let d = self.sense_bytes(&s);
+                DiskTarget::truncated(d, alloc)
             }
             Command::Inquiry {
                 evpd: false, alloc, ..
@@ -1460,6 +1539,7 @@ impl ScsiTarget for DiskTarget {
 
     fn command(&mut self, lun: u8, cdb: &[u8]) -> DataPhase {
         self.status = status::GOOD;
+        self.check_at_status = None;
         self.busy = self.overhead();
         self.pending = Pending::None;
         self.asked = 0;
@@ -1531,6 +1611,7 @@ impl ScsiTarget for DiskTarget {
             }
             _ => {}
         }
+        self.stop_early_with_sense(cdb, &mut phase);
         if let DataPhase::Out(n) = phase {
             self.asked = n;
         }
@@ -1555,6 +1636,9 @@ impl ScsiTarget for DiskTarget {
 
     fn status(&mut self) -> u8 {
         self.pending = Pending::None;
+        if let Some(s) = self.check_at_status.take() {
+            self.fail(s);
+        }
         self.status
     }
 

@@ -65,6 +65,18 @@ pub struct ScsiManagerConfig {
     /// the first has nothing on it. `SCSIBusInquiry` answers it as `scsiHiBusID`;
     /// `SCSIGetVirtualIDInfo` maps the old API's IDs to it.
     pub bus_number: u8,
+    /// Targets pause in the middle of a block now and then (their buffer runs dry), seeded:
+    /// per blind transfer instruction, one in four pauses at a random byte. Harmless where
+    /// the hardware holds each byte until the target's REQ ([`Self::blind_handshake`]); on a
+    /// Mac without that handshake a blind transfer then reads a stale byte or loses one
+    /// ([`tib`]). Default off (a modelling choice: suites that choose blind transfers on the
+    /// 68000 on purpose stay as they are); tests switch it on.
+    pub stalls_mid_block: bool,
+    /// Whether the Mac's SCSI hardware holds a blind transfer's bytes to the target's
+    /// handshake (the SE and later) or not (the Plus's 5380 set-up: Guide to the Macintosh
+    /// Family Hardware). `None`: none on the 68000 — the model's 68000 Mac is the Plus, the
+    /// harder case — and a handshake on the others.
+    pub blind_handshake: Option<bool>,
 }
 
 /// When SCSI Manager 4.3 completes an `SCSIExecIO` that has started on the bus.
@@ -94,6 +106,8 @@ impl Default for ScsiManagerConfig {
             seed,
             busy_at_interrupt: original::BusyAtInterrupt::Seeded,
             bus_number: 0,
+            stalls_mid_block: false,
+            blind_handshake: None,
         }
     }
 }
@@ -137,6 +151,11 @@ pub struct ScsiState {
     /// The SCSI Manager's modelled CPU cost (none: the managers cost no time of their own).
     pub(crate) cost: Option<ScsiCost>,
     pub(crate) counters: TimeCounters,
+    /// Commands a SCSI Manager timed out while the target was still working on them (a live
+    /// target slower than the timeout: `SCSIComplete`'s wait, 4.3's `scsiTimeout`).
+    pub slow_target_timeouts: u64,
+    /// The seeded mid-block pauses of blind transfers (`tib`).
+    pub(crate) stall_rng: Option<crate::seed::Rng>,
 }
 
 /// What the SCSI Managers' modelled cost added ([`set_profile`]), for benchmarks: read it
@@ -228,6 +247,11 @@ pub fn set_completion_timing(m: &mut Machine, timing: CompletionTiming) {
 /// Change whether `SCSIGet` at interrupt level finds the bus held, from now on.
 pub fn set_busy_at_interrupt(m: &mut Machine, busy: original::BusyAtInterrupt) {
     state(m).config.busy_at_interrupt = busy;
+}
+
+/// Switch [`ScsiManagerConfig::stalls_mid_block`] on or off.
+pub fn set_stalls_mid_block(m: &mut Machine, on: bool) {
+    state(m).config.stalls_mid_block = on;
 }
 
 /// The configuration in force.

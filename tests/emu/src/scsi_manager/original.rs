@@ -35,7 +35,10 @@
 //!   byte, 0 otherwise (also straight from STATUS). With a free bus (failed selection, bus
 //!   reset, nothing started) → `scSequenceErr`, stat/message untouched. With the bus
 //!   arbitrated or in COMMAND phase (no command sent) the `wait` ticks pass, the bus is reset
-//!   to free it and the result is `scCommErr`.
+//!   to free it and the result is `scCommErr`. The same when the target is connected but
+//!   works longer than `wait` before its status (its modelled busy time: a long VERIFY, a
+//!   spin-up, a slow card), unless level 1 is masked (`Ticks` stand still, so the ROM waits
+//!   the target out).
 //! * `SCSIMsgIn` outside MESSAGE IN, `SCSIMsgOut` not right after `SCSISelAtn` → `scPhaseErr`.
 //!   `SCSIMsgOut` accepts any byte; an IDENTIFY for LUN ≠ 0 is not modelled (the bus took the
 //!   LUN at selection: LUN 0) — old-API clients put the LUN in CDB byte 1 anyway.
@@ -388,6 +391,19 @@ fn complete(m: &mut Machine, stat_ptr: u32, msg_ptr: u32, wait: u32) -> Result<i
                 format!("{what} pointer ${ptr:08X} is not a word in RAM"),
             ));
         }
+    }
+    // A live target that works longer than `wait` ticks before its status (a long VERIFY or
+    // FORMAT, a spin-up, a slow card): the ROM's wait watches Ticks, gives up, resets the bus
+    // and answers `scCommErr` — unless level 1 is masked: then Ticks stand still, the ROM
+    // waits as long as the target takes, and the command ends normally.
+    let busy = state(m).bus.target_busy_ns();
+    let wait_ns = wait as u64 * 1_000_000_000 / 60;
+    if busy > wait_ns && m.interrupt_mask() < 1 {
+        m.wait_ticks(wait, "SCSIComplete (the target is still working)")?;
+        state(m).bus.reset();
+        v43::fail_all_for_reset(m);
+        state(m).slow_target_timeouts += 1;
+        return Ok(SC_COMM_ERR);
     }
     let bus = &mut state(m).bus;
     let skipped = match phase {

@@ -23,7 +23,15 @@
 //!   **blind** transfer does not look: a data phase that ends mid-instruction is a bus timeout
 //!   on a real Mac ([`TibEnd::BlindTimeout`], `scBusTOErr`). The bytes that did arrive are
 //!   stored; the pointer of an `scInc` is advanced by them.
-//! * A target that pauses mid-block (the other hazard of blind transfers) is not modelled.
+//! * A target that pauses mid-block (`ScsiManagerConfig::stalls_mid_block`, seeded: one blind
+//!   transfer instruction in four, at a random byte) is harmless where the hardware holds each
+//!   byte to the target's handshake (`blind_handshake`; the SE and later). Without it (the
+//!   Plus, the model's 68000) the Mac does not wait: a blind **read** stores the stale byte
+//!   again at the pause and everything after it one byte late, the target's last byte staying
+//!   on the bus (so `SCSIComplete` skips it: `scComplPhaseErr`); a blind **write** loses the
+//!   byte sent during the pause, the target taking the rest one byte early and asking for one
+//!   more, which `SCSIComplete` pads with zero. Polled transfers handshake every byte and are
+//!   never affected (Guide to the Macintosh Family Hardware, the 5380 and blind transfers).
 //! * `scComp` in a write TIB, an unknown opcode, or an `scLoop` offset that is not a multiple
 //!   of 10 end the TIB with [`TibEnd::BadInstruction`] (`scBadParmsErr`). A TIB whose
 //!   instructions or pointers leave guest RAM is guest misuse (a crash on a real Mac), and so
@@ -81,6 +89,29 @@ pub struct TibRun {
 
 fn misuse(trap: u16, message: String) -> Fault {
     Fault::misuse(trap, message)
+}
+
+/// Seed stream of the mid-block pauses.
+const STALL_STREAM: u64 = 0x5_7A11;
+
+/// Whether the target pauses during a blind transfer instruction of `len` bytes on a Mac
+/// without the hardware handshake, and at which byte (1..len): see the module docs.
+fn blind_stall(m: &mut Machine, len: usize) -> Option<usize> {
+    let cfg = &state(m).config;
+    if !cfg.stalls_mid_block || len < 2 {
+        return None;
+    }
+    let handshake = cfg
+        .blind_handshake
+        .unwrap_or(m.model() != crate::CpuModel::M68000);
+    if handshake {
+        return None;
+    }
+    let seed = state(m).config.seed;
+    let rng = state(m)
+        .stall_rng
+        .get_or_insert_with(|| crate::seed::Rng::new(seed, STALL_STREAM));
+    (rng.below(4) == 0).then(|| 1 + rng.below(len - 1))
 }
 
 /// Run the TIB at `tib` against the current command on the bus, in direction `dir`.
@@ -150,7 +181,15 @@ pub fn run(
                                 ),
                             ));
                         }
-                        let data = state(m).bus.read(avail).expect("checked DATA IN");
+                        let stall = if blind { blind_stall(m, avail) } else { None };
+                        let mut data = state(m)
+                            .bus
+                            .read(avail - stall.map_or(0, |_| 1))
+                            .expect("checked DATA IN");
+                        if let Some(k) = stall {
+                            // The stale byte again at the pause; the rest one byte late.
+                            data.insert(k, data[k - 1]);
+                        }
                         if op == SC_COMP {
                             let mem = m.read_bytes(p1, data.len() as u32);
                             if mem != data {
@@ -175,8 +214,16 @@ pub fn run(
                                 ),
                             ));
                         }
-                        let data = m.read_bytes(p1, avail as u32);
-                        state(m).bus.write(&data).expect("checked DATA OUT")
+                        let mut data = m.read_bytes(p1, avail as u32);
+                        let stall = if blind { blind_stall(m, avail) } else { None };
+                        if let Some(k) = stall {
+                            // The byte sent during the pause is lost.
+                            data.remove(k);
+                            state(m).bus.write(&data).expect("checked DATA OUT");
+                            avail
+                        } else {
+                            state(m).bus.write(&data).expect("checked DATA OUT")
+                        }
                     }
                 };
                 moved += got;

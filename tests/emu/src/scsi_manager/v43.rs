@@ -37,8 +37,10 @@
 //! * The SIM links queued PBs through `qLink` (the next queued PB, 0 for the last) and does
 //!   not clear it when it dequeues one (see [`super::ScsiManagerConfig::clear_qlink_at_completion`]).
 //! * Selection uses ATN + IDENTIFY (LUN) unless `scsiDisableSelectWAtn` is set (then the
-//!   target sees LUN 0). `scsiTimeout`, `scsiSelectTimeout` and `scsiHandshake` are accepted
-//!   and ignored: modelled targets never hang, and a selection timeout costs the bus's 250 ms.
+//!   target sees LUN 0). `scsiSelectTimeout` and `scsiHandshake` are accepted and ignored (a
+//!   selection timeout costs the bus's 250 ms). `scsiTimeout` (0: none) ends a request whose
+//!   target hangs, and one whose live target takes longer than it (its modelled busy time: a
+//!   long VERIFY, a spin-up, a slow card), with `scsiCommandTimeout` and a bus reset.
 //! * Data: the direction flags must match the target's data phase; a phase in the other
 //!   direction (or any data phase with `scsiDirectionNone`) is bit-bucketed/padded (the bus
 //!   pads DATA OUT with zeros) and the result is `scsiWrongDirection`. A target offering or
@@ -911,7 +913,26 @@ fn kick_from(m: &mut Machine, issuing: Option<u32>) -> Result<(), Fault> {
         return Ok(());
     };
     let req = remove_queued(m, pb).expect("found above");
-    let (outcome, data_in, ns) = run_exec(m, &req)?;
+    let (mut outcome, mut data_in, ns) = run_exec(m, &req)?;
+    // A live target slower than `scsiTimeout` (a long VERIFY or FORMAT, a spin-up, a slow
+    // card): the SIM does not wait for it either. The request ends at the timeout with
+    // `scsiCommandTimeout` and a bus reset, as for a target that stopped answering; what the
+    // target did meanwhile stays done, no data is delivered.
+    let timeout_ns = match m.read_u32(pb + SCSI_TIMEOUT) as i32 {
+        0 => u64::MAX,
+        t if t > 0 => t as u64 * 1_000_000,
+        t => t.unsigned_abs() as u64 * 1_000,
+    };
+    if !outcome.hung && outcome.result != SCSI_SCSI_BUS_RESET && ns > timeout_ns {
+        outcome = Outcome {
+            hung: true,
+            result: SCSI_COMMAND_TIMEOUT,
+            data_residual: m.read_u32(pb + SCSI_DATA_LENGTH),
+            ..Outcome::default()
+        };
+        data_in.clear();
+        state(m).slow_target_timeouts += 1;
+    }
     let bus_reset = outcome.result == SCSI_SCSI_BUS_RESET;
     if bus_reset {
         // A target reset the bus: everything else in the SIM is lost too.
