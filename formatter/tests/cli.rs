@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod support;
-use support::resource_fork;
+use support::{old_ferrite_disk, resource_fork};
 
 const NEEDS_DRIVER: &str =
     "the real driver must be embedded: run `cargo xtask test` (or `cargo xtask build` first)";
@@ -1809,6 +1809,57 @@ fn install_driver_adds_and_grows_a_driver_partition_in_free_space() {
     bare_volume(&s, "bare.dsk");
     let err = fails(&s, &["install-driver", "bare.dsk", "--driver", &drv]);
     assert!(err.contains("ferrite convert"), "{err}");
+}
+
+/// A disk as Ferrite 0.1 made it: the driver's 32-block partition full, the volume filling
+/// the rest. The first update grows the driver partition into the unused end of the map
+/// partition (driver and record area); one with room for the driver but not the area goes
+/// in without it, saying so; one with room for neither is refused in words, the disk
+/// untouched.
+#[test]
+fn install_driver_grows_an_old_driver_partition_or_refuses_in_words() {
+    let s = Scratch::new("install-old");
+    let old = std::fs::read(s.fake_ferrite_v2(16_130)).unwrap();
+    std::fs::write(
+        s.path("old.hda"),
+        old_ferrite_disk(8192, &old, &[None]).as_bytes(),
+    )
+    .unwrap();
+    std::fs::write(
+        s.path("full.hda"),
+        std::fs::read(s.path("old.hda")).unwrap(),
+    )
+    .unwrap();
+    // 40 blocks of driver and the 8-block area: the map partition's end (63 blocks, 3
+    // entries) has 59 to spare.
+    let drv = s.fake_ferrite_v2(20_000);
+    let out = ok(&s, &["install-driver", "old.hda", "--driver", &drv]);
+    assert!(
+        out.contains("installed in partition 4 at block 16, 48 blocks")
+            && out.contains("flight-record area: blocks 56-63"),
+        "{out}"
+    );
+    assert!(ok(&s, &["check", "old.hda"]).contains("no problems"));
+    // The next update: the old 32 blocks are too small, the map's end is taken: refused.
+    let before = std::fs::read(s.path("old.hda")).unwrap();
+    let bigger = s.fake_ferrite_v2(20_500);
+    let err = fails(&s, &["install-driver", "old.hda", "--driver", &bigger]);
+    assert!(
+        err.contains("no room for the new driver and its flight-record area (24.5 KiB)")
+            && err.contains("make the last volume smaller")
+            && err.contains("ferrite init --force"),
+        "{err}"
+    );
+    assert!(std::fs::read(s.path("old.hda")).unwrap() == before);
+    // 55 blocks of driver fit the map's end, the area does not: installed without one.
+    let tight = s.fake_ferrite_v2(28_000);
+    let out = ok(&s, &["install-driver", "full.hda", "--driver", &tight]);
+    assert!(
+        out.contains("55 blocks") && out.contains("note: no room for the flight-record area"),
+        "{out}"
+    );
+    assert!(ok(&s, &["check", "full.hda"]).contains("no problems"));
+    assert_eq!(driver_on_disk(&s.path("full.hda")).len(), 28_000);
 }
 
 #[test]
