@@ -7,15 +7,17 @@
 //! |---|---|
 //! | 0 | DDM: 'ER', block size, capacity, one descriptor {64, ceil(driver/512), 1} |
 //! | 1 | "Apple" / `Apple_partition_map`, start 1, 63 blocks, status `$3` |
-//! | 2 | "Macintosh" / `Apple_Driver43`, start 64, the driver slot, status `$37F` |
+//! | 2 | "Macintosh" / `Apple_Driver43`, start 64, [`DEFAULT_DRIVER_SLOT_BLOCKS`] (96) blocks, status `$37F` |
 //! | 3.. | one `Apple_HFS` entry per volume (status `$4000037F`), then "Extra" / `Apple_Free` |
-//! | 64.. | driver bytes, then the HFS partitions |
+//! | 64.. | driver bytes (at most 88 blocks), the flight-record area (the driver partition's last [`RECORD_AREA_BLOCKS`] blocks: its header, two slots), then the HFS partitions |
 
 use crate::device::{BlockDevice, DeviceError};
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
+use ferrite_shared::flight_record::AreaHeader;
+pub use ferrite_shared::flight_record::RECORD_AREA_BLOCKS;
 use ferrite_shared::partition_map::{
     DDM_SIGNATURE, DriverDescriptorMap, MapError, PM_SIGNATURE, PartitionEntry,
     SCSI_DRIVER_PAD_SIGNATURE, boot_checksum, dd_type, part_type, set_c_field, status,
@@ -26,8 +28,24 @@ use zerocopy::IntoBytes;
 pub const MAP_PARTITION_BLOCKS: u32 = 63;
 /// Where the driver partition starts (right after the map).
 pub const DRIVER_START_BLOCK: u32 = 64;
-/// Default minimum driver slot: 32 blocks (16 KiB), so updates can grow in place.
-pub const DEFAULT_DRIVER_SLOT_BLOCKS: u32 = 32;
+/// The driver partition made by default, in device blocks: 96 (48 KiB on 512-byte blocks) —
+/// a driver of up to [`ferrite_shared::driver_blob::DRIVER_BLOB_MAX`] bytes, then the
+/// flight-record area. Disks made before had 32 (`install-driver` grows them).
+pub const DEFAULT_DRIVER_SLOT_BLOCKS: u32 = ferrite_shared::driver_blob::DRIVER_PARTITION_BLOCKS;
+
+/// The driver partition for a driver of `driver_len` bytes on `bs`-byte blocks: room for the
+/// driver and the flight-record area after it, at least `min_blocks`.
+pub fn driver_partition_blocks(driver_len: usize, bs: u32, min_blocks: u32) -> u64 {
+    ((driver_len as u64).div_ceil(bs as u64) + RECORD_AREA_BLOCKS as u64).max(min_blocks as u64)
+}
+
+/// The flight-record area's blocks as the formatter writes them for a driver partition at
+/// `partition_start`: the header block, then the slots and the reserved blocks, zero.
+pub fn record_area_image(partition_start: u32, bs: u32) -> Vec<u8> {
+    let mut area = vec![0u8; RECORD_AREA_BLOCKS as usize * bs as usize];
+    area[..AreaHeader::LEN].copy_from_slice(AreaHeader::new(partition_start).as_bytes());
+    area
+}
 /// Largest driver accepted: the DV 12 checksum loop counts bytes in a 16-bit register.
 pub const MAX_DRIVER_BYTES: usize = 0xFFFF;
 
@@ -377,8 +395,7 @@ pub fn plan_map(layout: &Layout<'_>, bs: u32, device_blocks: u64) -> Result<MapI
                 max: MAX_DRIVER_BYTES,
             });
         }
-        let driver_blocks = (drv.len() as u64).div_ceil(bs as u64) as u32;
-        next += driver_blocks.max(layout.driver_slot_blocks).max(1) as u64;
+        next += driver_partition_blocks(drv.len(), bs, layout.driver_slot_blocks);
     }
     let driver_slot = (next - DRIVER_START_BLOCK as u64) as u32;
     let mut hfs_parts = Vec::new();
@@ -485,6 +502,8 @@ pub fn plan_map(layout: &Layout<'_>, bs: u32, device_blocks: u64) -> Result<MapI
     let driver = layout.driver.map(|drv| {
         let mut img = vec![0u8; driver_slot as usize * bs as usize];
         img[..drv.len()].copy_from_slice(drv);
+        let area = (driver_slot - RECORD_AREA_BLOCKS) as usize * bs as usize;
+        img[area..].copy_from_slice(&record_area_image(DRIVER_START_BLOCK, bs));
         (DRIVER_START_BLOCK as u64, img)
     });
     Ok(MapImage {
@@ -523,9 +542,9 @@ mod tests {
             kinds,
             [
                 ("Apple_partition_map", 1, 63, "Apple"),
-                ("Apple_Driver43", 64, 32, "Macintosh"),
-                ("Apple_HFS", 96, 10_000, "MacOS"),
-                ("Apple_Free", 10_096, 9_904, "Extra"),
+                ("Apple_Driver43", 64, 96, "Macintosh"),
+                ("Apple_HFS", 160, 10_000, "MacOS"),
+                ("Apple_Free", 10_160, 9_840, "Extra"),
             ]
         );
         let b = d.as_bytes();
@@ -547,15 +566,28 @@ mod tests {
         assert_eq!(&b[1536 + 88..1536 + 92], &0x4000_037Fu32.to_be_bytes());
         assert_eq!(&b[64 * 512..64 * 512 + 5000], &drv[..]);
         assert!(b[5 * 512..64 * 512].iter().all(|&x| x == 0));
+        // The record area: the driver partition's last 8 blocks, a header naming block 64,
+        // then zeros (no record yet); zeros between the driver and the area.
+        let area = (64 + 96 - 8) * 512;
+        let h = AreaHeader::read(&b[area..]).unwrap();
+        assert_eq!(h.check(64), Ok(()));
+        assert!(b[64 * 512 + 5000..area].iter().all(|&x| x == 0));
+        assert!(b[area + AreaHeader::LEN..160 * 512].iter().all(|&x| x == 0));
     }
 
     #[test]
     fn big_driver_grows_the_slot() {
         let mut d = MemDisk::new(1000);
-        let drv = vec![0x4E; 40_000];
+        // 118 blocks of driver and the 8-block record area.
+        let drv = vec![0x4E; 60_000];
         let map = write_map(&mut d, &Layout::single(Some(&drv), "V")).unwrap();
-        assert_eq!(map.partitions[1].blocks, 79);
-        assert_eq!(map.partitions[2].start, 143);
+        assert_eq!(map.partitions[1].blocks, 126);
+        assert_eq!(map.partitions[2].start, 190);
+        let area = (190 - 8) * 512;
+        assert_eq!(
+            AreaHeader::read(&d.as_bytes()[area..]).unwrap().check(64),
+            Ok(())
+        );
         assert_eq!(map.partitions.len(), 3, "no free space left");
         let too_big = vec![0; 70_000];
         assert_eq!(
@@ -698,7 +730,12 @@ mod tests {
         let drv = driver();
         let map = write_map(&mut d, &Layout::single(Some(&drv), "CD")).unwrap();
         assert_eq!(map.block_size, 2048);
-        assert_eq!(map.partitions[1].blocks, 32);
+        assert_eq!(map.partitions[1].blocks, 96);
+        let area = (64 + 96 - 8) * 2048;
+        assert_eq!(
+            AreaHeader::read(&d.as_bytes()[area..]).unwrap().check(64),
+            Ok(())
+        );
         assert_eq!(map.ddm.drivers[0].size.get(), 10);
         assert_eq!(read_map(&mut d).unwrap(), map);
     }

@@ -176,10 +176,8 @@ pub fn volume_name(text: &str) -> Result<Vec<u8>, &'static str> {
 
 /// The first block after the driver slot for a driver of `driver_len` bytes.
 pub fn first_volume_block(driver_len: usize, bs: u32) -> u64 {
-    let slot = (driver_len as u64)
-        .div_ceil(bs as u64)
-        .max(DEFAULT_DRIVER_SLOT_BLOCKS as u64);
-    DRIVER_START_BLOCK as u64 + slot
+    DRIVER_START_BLOCK as u64
+        + crate::apm::driver_partition_blocks(driver_len, bs, DEFAULT_DRIVER_SLOT_BLOCKS)
 }
 
 /// Bytes free on a fresh volume of `blocks` `bs`-byte blocks, and the bytes a file with forks

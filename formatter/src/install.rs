@@ -9,13 +9,23 @@
 //! or the unused tail of the map partition); its map entry is written while the block 0
 //! descriptor still names the old driver; block 0 — one block — is the switch; the old
 //! driver partition becomes `Apple_Free` (the room for the next update) after it.
+//!
+//! The new partition holds the driver and, in its last [`RECORD_AREA_BLOCKS`] blocks, the
+//! flight-record area (its header written with the code, before anything names the
+//! partition): [`DEFAULT_DRIVER_SLOT_BLOCKS`] where the free space allows, else just what the
+//! driver and the area need — which grows the 32-block driver partitions of older disks —
+//! else, on a disk with room for the driver only, the driver without an area
+//! ([`Installed::record_area`] is then `None`). No room for the driver: [`InstallError::NoRoom`].
 
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::apm::{self, ApmError, DEFAULT_DRIVER_SLOT_BLOCKS, MAX_DRIVER_BYTES};
+use crate::apm::{
+    self, ApmError, DEFAULT_DRIVER_SLOT_BLOCKS, MAX_DRIVER_BYTES, RECORD_AREA_BLOCKS,
+    record_area_image,
+};
 use crate::device::{BlockDevice, DeviceError};
 use ferrite_shared::driver_blob::{self, SETTINGS_VERSION, Settings, TransferMode};
 use ferrite_shared::partition_map::{
@@ -84,8 +94,9 @@ pub enum InstallError {
     /// The disk's map cannot be read (no map, or a damaged one).
     Map(ApmError),
     /// No free space for the new driver: the driver partition is too small for it (or there
-    /// is none) and there is no free space beside it. `need` blocks were wanted; the
-    /// installed driver's partition has `have` (`None`: the disk has no driver).
+    /// is none) and there is no free space beside it. `need` blocks were wanted (the driver
+    /// and its flight-record area); the installed driver's partition has `have` (`None`: the
+    /// disk has no driver).
     NoRoom {
         need: u64,
         have: Option<u64>,
@@ -115,7 +126,7 @@ impl fmt::Display for InstallError {
                 block_size,
             } => write!(
                 f,
-                "there is no room for the new driver ({} bytes) beside the {}: the driver partition is too small and there is no free space after it or elsewhere on the disk",
+                "there is no room for the new driver and its record area ({} bytes) beside the {}: the driver partition is too small and there is no free space after it or elsewhere on the disk; free that much at the end of the disk (make the last volume smaller), or back up the volumes and initialize the disk",
                 need * *block_size as u64,
                 if have.is_some() {
                     "installed driver"
@@ -160,6 +171,9 @@ pub struct Installed {
     pub old: Option<DriverKind>,
     /// The new driver's version (a Ferrite driver that records it).
     pub new_version: Option<[u8; 3]>,
+    /// The first block of the partition's flight-record area (`None`: the disk had room for
+    /// the driver only, or an older partition kept as it was has none).
+    pub record_area: Option<u32>,
 }
 
 /// Where the new driver goes.
@@ -253,6 +267,7 @@ fn install_or_check<D: BlockDevice + ?Sized>(
                 // The idle flush is the new driver's: drivers made before it existed hold 0
                 // there, which would turn it off (`--idle-flush` sets it).
                 // Into an older driver (`--driver FILE`) only what it has room for.
+                let recorder_off = Settings::recorder_off(&b[..n]) == Ok(true);
                 if new.write(&mut blob).is_err() {
                     let mut old_kind = new;
                     old_kind.transfer = TransferMode::Auto;
@@ -262,12 +277,17 @@ fn install_or_check<D: BlockDevice + ?Sized>(
                         InstallError::Settings(alloc::string::ToString::to_string(&e))
                     })?;
                 }
+                // The recorder stays off where the user turned it off.
+                if recorder_off {
+                    let _ = Settings::set_recorder_off(&mut blob, true);
+                }
             }
         }
     }
     adjust(&mut blob).map_err(InstallError::Settings)?;
 
-    let need = (blob.len() as u64).div_ceil(bs);
+    let code_blocks = (blob.len() as u64).div_ceil(bs);
+    let need = code_blocks + RECORD_AREA_BLOCKS as u64;
     let entries: Vec<PartitionEntry> = map.partitions.iter().map(|p| p.entry).collect();
     // Free for the new driver: Apple_Free partitions, and a driver partition of ours that no
     // descriptor names (left by an install-driver that stopped before block 0).
@@ -312,6 +332,7 @@ fn install_or_check<D: BlockDevice + ?Sized>(
         }
         dev.flush()?;
         let p = &map.partitions[i];
+        let record_area = existing_area(dev, p.start, p.blocks, blob.len(), bs as u32)?;
         return Ok(Some(Installed {
             bytes: blob.len(),
             map_block: p.map_block,
@@ -322,15 +343,24 @@ fn install_or_check<D: BlockDevice + ?Sized>(
             already: true,
             new_version: driver_blob::driver_version(&blob),
             old: old_kind,
+            record_area,
         }));
     }
-    let place = place_driver(&entries, &spare, need, map.disk_blocks as u64).ok_or(
-        InstallError::NoRoom {
-            need,
-            have: old.map(|i| map.partitions[i].blocks as u64),
-            block_size: bs as u32,
-        },
-    )?;
+    // The driver and its record area; else, where only the driver fits, the driver alone.
+    let (place, with_area) = match place_driver(&entries, &spare, need, map.disk_blocks as u64) {
+        Some(p) => (p, true),
+        None => (
+            place_driver(&entries, &spare, code_blocks, map.disk_blocks as u64).ok_or(
+                InstallError::NoRoom {
+                    need,
+                    have: old.map(|i| map.partitions[i].blocks as u64),
+                    block_size: bs as u32,
+                },
+            )?,
+            false,
+        ),
+    };
+    let record_area = with_area.then(|| (place.start + place.blocks) as u32 - RECORD_AREA_BLOCKS);
 
     // The entries as they end (`after`) and as they are while block 0 still names the old
     // driver (`before_switch`: the old driver's entry untouched).
@@ -427,11 +457,17 @@ fn install_or_check<D: BlockDevice + ?Sized>(
         blk[..512].copy_from_slice(e.as_bytes());
         blk
     };
-    // 1. The code, into blocks nothing points at yet.
-    let mut code = vec![0u8; need as usize * bs as usize];
+    // 1. The code and the record area's header, into blocks nothing points at yet.
+    let mut code = vec![0u8; code_blocks as usize * bs as usize];
     code[..blob.len()].copy_from_slice(&blob);
     for (k, chunk) in code.chunks(bs as usize).enumerate() {
         put(dev, place.start + k as u64, chunk)?;
+    }
+    if let Some(area) = record_area {
+        let image = record_area_image(place.start as u32, bs as u32);
+        for (k, chunk) in image.chunks(bs as usize).enumerate() {
+            put(dev, area as u64 + k as u64, chunk)?;
+        }
     }
     // 2. New entries past the map's end (block 1 does not count them yet).
     for b in old_count + 1..=count {
@@ -501,11 +537,33 @@ fn install_or_check<D: BlockDevice + ?Sized>(
         already: false,
         new_version: driver_blob::driver_version(&blob),
         old: old_kind,
+        record_area,
     }))
 }
 
+/// The record area of a partition kept as it was: where [`apm::driver_partition_blocks`]'s
+/// layout puts it, when its header there names the partition.
+fn existing_area<D: BlockDevice + ?Sized>(
+    dev: &mut D,
+    start: u32,
+    blocks: u32,
+    boot_size: usize,
+    bs: u32,
+) -> Result<Option<u32>, DeviceError> {
+    use ferrite_shared::flight_record::{AreaHeader, area_start};
+    let Some(at) = area_start(start, blocks, boot_size as u32, bs) else {
+        return Ok(None);
+    };
+    let mut b = vec![0u8; bs as usize];
+    dev.read_blocks(at as u64, &mut b)?;
+    Ok(AreaHeader::read(&b)
+        .filter(|h| h.check(start).is_ok())
+        .map(|_| at))
+}
+
 /// Find room for a driver partition of `need` blocks (up to [`DEFAULT_DRIVER_SLOT_BLOCKS`]
-/// when there is room for that, so that a larger driver fits later) that no entry in use
+/// when there is room for that, so that a larger driver fits later; a partition is never cut
+/// below `need`, and one taken whole may be larger) that no entry in use
 /// covers: the first `spare` entry (free space) big enough, else the first stretch no entry
 /// covers, else the unused end of the map partition. A new entry needs room in the map.
 fn place_driver(

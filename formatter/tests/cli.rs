@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod support;
-use support::resource_fork;
+use support::{old_ferrite_disk, resource_fork};
 
 const NEEDS_DRIVER: &str =
     "the real driver must be embedded: run `cargo xtask test` (or `cargo xtask build` first)";
@@ -317,8 +317,8 @@ fn init_default_makes_one_volume_filling_the_disk() {
         kinds,
         [
             ("Apple_partition_map", "Apple", 1, 63),
-            ("Apple_Driver43", "Macintosh", 64, 32),
-            ("Apple_HFS", "Macintosh HD", 96, 40960 - 96)
+            ("Apple_Driver43", "Macintosh", 64, 96),
+            ("Apple_HFS", "Macintosh HD", 160, 40960 - 160)
         ]
     );
     assert_eq!(
@@ -360,10 +360,10 @@ fn init_multi_volume_and_free_space() {
         summary,
         [
             ("Apple_partition_map", "Apple", 63),
-            ("Apple_Driver43", "Macintosh", 32),
+            ("Apple_Driver43", "Macintosh", 96),
             ("Apple_HFS", "System", 40960),
             ("Apple_HFS", "Data", 61440),
-            ("Apple_Free", "Extra", 131072 - 96 - 40960 - 61440)
+            ("Apple_Free", "Extra", 131072 - 160 - 40960 - 61440)
         ]
     );
     let ls = ok(&s, &["ls", "d.hda"]);
@@ -470,7 +470,7 @@ fn init_into_a_directory_uses_bluescsi_names() {
     assert!(ok(&s, &["check", &s.p("sd/HD30_2048.hda")]).contains("no problems"));
     assert_eq!(
         partitions(&s.path("sd/HD30_2048.hda"), 2048)[2].blocks,
-        4096 - 96
+        4096 - 160
     );
     // The block size comes from the file name when not given.
     ok(
@@ -1737,7 +1737,7 @@ fn install_driver_over_a_third_party_driver_keeps_the_volumes() {
     assert!(ok(&s, &["check", "d.hda"]).contains("no problems"));
     // A driver larger than any free space (the old driver's partition and the end of the
     // map, volumes right after them): refused, untouched.
-    let huge = s.fake_ferrite(40_000, true);
+    let huge = s.fake_ferrite(50_000, true);
     let before = std::fs::read(s.path("d.hda")).unwrap();
     let err = fails(&s, &["install-driver", "d.hda", "--driver", &huge]);
     assert!(
@@ -1776,21 +1776,32 @@ fn install_driver_adds_and_grows_a_driver_partition_in_free_space() {
     assert!(out.contains("new partition"), "{out}");
     let parts = partitions(&path, 512);
     let d = parts.iter().find(|p| p.kind == "Apple_Driver43").unwrap();
-    assert_eq!(d.blocks, 32, "18 blocks needed, the default slot taken");
+    assert_eq!(
+        d.blocks, 96,
+        "18 blocks and the 8-block record area needed, the default partition taken"
+    );
+    assert!(
+        out.contains(&format!(
+            "flight-record area: blocks {}-{}",
+            d.start + 88,
+            d.start + 95
+        )),
+        "{out}"
+    );
     assert_eq!(parts.last().unwrap().kind, "Apple_Free");
     // A bigger driver goes to the free space after it (never over the installed one, so
     // that a stop halfway leaves a driver that boots); the old partition becomes free.
-    let big = s.fake_ferrite(30_000, false);
+    let big = s.fake_ferrite(60_000, false);
     ok(&s, &["install-driver", "nodrv.hda", "--driver", &big]);
     let parts = partitions(&path, 512);
     let d2 = parts.iter().find(|p| p.kind == "Apple_Driver43").unwrap();
-    assert_eq!((d2.start, d2.blocks), (d.start + 32, 59));
+    assert_eq!((d2.start, d2.blocks), (d.start + 96, 118 + 8));
     let old = parts.iter().find(|p| p.start == d.start).unwrap();
-    assert_eq!((old.kind.as_str(), old.blocks), ("Apple_Free", 32));
+    assert_eq!((old.kind.as_str(), old.blocks), ("Apple_Free", 96));
     let free = parts.last().unwrap();
     assert_eq!(
         (free.kind.as_str(), free.start, free.start + free.blocks),
-        ("Apple_Free", d.start + 32 + 59, 32768)
+        ("Apple_Free", d.start + 96 + 126, 32768)
     );
     assert_eq!(driver_on_disk(&path), std::fs::read(&big).unwrap());
     assert!(volume_clean(&path, 0));
@@ -1798,6 +1809,57 @@ fn install_driver_adds_and_grows_a_driver_partition_in_free_space() {
     bare_volume(&s, "bare.dsk");
     let err = fails(&s, &["install-driver", "bare.dsk", "--driver", &drv]);
     assert!(err.contains("ferrite convert"), "{err}");
+}
+
+/// A disk as Ferrite 0.1 made it: the driver's 32-block partition full, the volume filling
+/// the rest. The first update grows the driver partition into the unused end of the map
+/// partition (driver and record area); one with room for the driver but not the area goes
+/// in without it, saying so; one with room for neither is refused in words, the disk
+/// untouched.
+#[test]
+fn install_driver_grows_an_old_driver_partition_or_refuses_in_words() {
+    let s = Scratch::new("install-old");
+    let old = std::fs::read(s.fake_ferrite_v2(16_130)).unwrap();
+    std::fs::write(
+        s.path("old.hda"),
+        old_ferrite_disk(8192, &old, &[None]).as_bytes(),
+    )
+    .unwrap();
+    std::fs::write(
+        s.path("full.hda"),
+        std::fs::read(s.path("old.hda")).unwrap(),
+    )
+    .unwrap();
+    // 40 blocks of driver and the 8-block area: the map partition's end (63 blocks, 3
+    // entries) has 59 to spare.
+    let drv = s.fake_ferrite_v2(20_000);
+    let out = ok(&s, &["install-driver", "old.hda", "--driver", &drv]);
+    assert!(
+        out.contains("installed in partition 4 at block 16, 48 blocks")
+            && out.contains("flight-record area: blocks 56-63"),
+        "{out}"
+    );
+    assert!(ok(&s, &["check", "old.hda"]).contains("no problems"));
+    // The next update: the old 32 blocks are too small, the map's end is taken: refused.
+    let before = std::fs::read(s.path("old.hda")).unwrap();
+    let bigger = s.fake_ferrite_v2(20_500);
+    let err = fails(&s, &["install-driver", "old.hda", "--driver", &bigger]);
+    assert!(
+        err.contains("no room for the new driver and its flight-record area (24.5 KiB)")
+            && err.contains("make the last volume smaller")
+            && err.contains("ferrite init --force"),
+        "{err}"
+    );
+    assert!(std::fs::read(s.path("old.hda")).unwrap() == before);
+    // 55 blocks of driver fit the map's end, the area does not: installed without one.
+    let tight = s.fake_ferrite_v2(28_000);
+    let out = ok(&s, &["install-driver", "full.hda", "--driver", &tight]);
+    assert!(
+        out.contains("55 blocks") && out.contains("note: no room for the flight-record area"),
+        "{out}"
+    );
+    assert!(ok(&s, &["check", "full.hda"]).contains("no problems"));
+    assert_eq!(driver_on_disk(&s.path("full.hda")).len(), 28_000);
 }
 
 #[test]
@@ -1816,9 +1878,10 @@ fn check_reports_damage_with_a_non_zero_exit() {
             "--no-setup-app",
         ],
     );
-    // Corrupt drFreeBks in the volume's MDB (partition at block 96, MDB at +1024, field +0x22).
+    // Corrupt drFreeBks in the volume's MDB (partition at block 160, MDB at +1024, field
+    // +0x22, its low byte).
     let mut b = std::fs::read(s.path("d.hda")).unwrap();
-    let at = 96 * 512 + 1024 + 0x22;
+    let at = 160 * 512 + 1024 + 0x23;
     b[at] ^= 0x01;
     std::fs::write(s.path("d.hda"), &b).unwrap();
     let out = ferrite_in(&s.0, &["check", "d.hda"]);

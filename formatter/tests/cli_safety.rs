@@ -445,6 +445,8 @@ fn add_and_extract_write_only_their_targets() {
     for args in [
         vec!["info", "d.hda"],
         vec!["check", "d.hda"],
+        vec!["report", "d.hda"],
+        vec!["report", "d.hda", "--json"],
         vec!["ls", "-R", "d.hda:B"],
     ] {
         s.ok(&args, &[]);

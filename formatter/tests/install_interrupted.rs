@@ -24,7 +24,23 @@ use ferrite_shared::driver_blob::Settings;
 use ferrite_shared::partition_map::{boot_checksum, dd_type};
 
 mod support;
-use support::StopAfter;
+use support::{StopAfter, old_ferrite_disk};
+
+/// The first block of the flight-record area of the driver partition block 0 names, when
+/// there is one whose header names the partition.
+fn record_area(d: &mut MemDisk) -> Option<u32> {
+    use ferrite_shared::flight_record::{AreaHeader, area_start};
+    let map = read_map(d).unwrap();
+    let dd = map.ddm.descriptors()[0];
+    let p = map
+        .partitions
+        .iter()
+        .find(|p| p.start == dd.block.get())
+        .unwrap();
+    let at = area_start(p.start, p.blocks, p.entry.boot_size.get(), 512)?;
+    let b = &d.as_bytes()[at as usize * 512..];
+    AreaHeader::read(b)?.check(p.start).ok().map(|_| at)
+}
 
 /// A stand-in Ferrite driver (blob header, a version-2 settings block, code-like filler
 /// from `seed`).
@@ -267,17 +283,21 @@ fn every_stop(what: &str, original: &MemDisk, new: &[u8]) -> (MemDisk, usize, us
     (done, total, stale_stops)
 }
 
-/// `ferrite init`'s layout (the driver slot full, the volume right after it): the first
-/// update goes to the end of the map partition, the next to the old driver's partition.
+/// The layout `ferrite init` made before the record area (the driver's 32-block slot full,
+/// the volume right after it, no free space): the first update goes to the end of the map
+/// partition with its record area (40 blocks); the next one, with room only for the driver
+/// in the old driver's partition, goes there without an area; the third gets one again.
 #[test]
 fn updating_a_ferrite_driver_stopped_at_every_block() {
     // 32 blocks, like the real driver (16,130 bytes) in its 32-block slot.
     let old = ferrite_blob(16_130, 5);
-    let d = disk(8192, &old, 32, &[("Macintosh HD", PartSize::Rest)]);
-    let (d, n1, stale) = every_stop("first update", &d, &ferrite_blob(16_000, 9));
+    let mut d = old_ferrite_disk(8192, &old, &[None]);
+    assert_eq!(record_area(&mut d), None);
+    let (mut d, n1, stale) = every_stop("first update", &d, &ferrite_blob(16_000, 9));
     // Block 1 is written before block 0, the stale count of the HFS entry last: stops
-    // after 34, 35 and 36 blocks.
+    // after 42, 43 and 44 blocks.
     assert_eq!(stale, 3);
+    assert_eq!(record_area(&mut d), Some(24 + 40 - 8));
     let map = read_map(&mut MemDisk::from_bytes(d.as_bytes().to_vec())).unwrap();
     let kinds: Vec<(&str, u32, u32)> = map
         .partitions
@@ -287,14 +307,16 @@ fn updating_a_ferrite_driver_stopped_at_every_block() {
     assert_eq!(
         kinds,
         [
-            ("Apple_partition_map", 1, 31),
+            ("Apple_partition_map", 1, 23),
             ("Apple_Free", 64, 32),
             ("Apple_HFS", 96, 8096),
-            ("Apple_Driver43", 32, 32)
+            ("Apple_Driver43", 24, 40)
         ]
     );
-    // The next update swaps back without touching the map's length.
-    let (d, n2, stale) = every_stop("second update", &d, &ferrite_blob(16_100, 11));
+    // The next update swaps back without touching the map's length, into the 32 blocks of
+    // the old partition: no room for the area there.
+    let (mut d, n2, stale) = every_stop("second update", &d, &ferrite_blob(16_100, 11));
+    assert_eq!(record_area(&mut d), None);
     assert_eq!(stale, 0, "the map keeps its length");
     let map = read_map(&mut MemDisk::from_bytes(d.as_bytes().to_vec())).unwrap();
     assert!(
@@ -304,11 +326,34 @@ fn updating_a_ferrite_driver_stopped_at_every_block() {
         "{:?}",
         map.partitions
     );
-    // 32 code blocks; then the new entry (block 4), block 1 (map shrunk, count 4), block 0,
-    // the old entry retired (block 2) and the HFS entry's count (block 3). The second: 32,
-    // the free entry become the driver's, block 0, the old entry retired.
-    assert_eq!((n1, n2), (37, 35));
-    every_stop("third update", &d, &ferrite_blob(15_000, 13));
+    // 32 code blocks and 8 of the area; then the new entry (block 4), block 1 (map shrunk,
+    // count 4), block 0, the old entry retired (block 2) and the HFS entry's count (block 3).
+    // The second: 32, the free entry become the driver's, block 0, the old entry retired.
+    assert_eq!((n1, n2), (45, 35));
+    let (mut d, _, _) = every_stop("third update", &d, &ferrite_blob(15_000, 13));
+    assert_eq!(record_area(&mut d), Some(24 + 40 - 8));
+}
+
+/// An older disk with free space after its volume: the update makes the full 96-block
+/// partition (driver and record area) in the free space, and the old 32 blocks become free.
+#[test]
+fn an_old_driver_partition_grows_into_free_space_stopped_at_every_block() {
+    let old = ferrite_blob(16_130, 5);
+    let d = old_ferrite_disk(12_000, &old, &[Some(8000)]);
+    let (mut d, _, _) = every_stop("grow", &d, &ferrite_blob(30_000, 6));
+    let map = read_map(&mut d).unwrap();
+    let drv = map
+        .partitions
+        .iter()
+        .find(|p| p.kind == "Apple_Driver43")
+        .unwrap();
+    assert_eq!((drv.start, drv.blocks), (96 + 8000, 96));
+    assert_eq!(record_area(&mut d), Some(96 + 8000 + 88));
+    assert!(
+        map.partitions
+            .iter()
+            .any(|p| p.kind == "Apple_Free" && (p.start, p.blocks) == (64, 32))
+    );
 }
 
 /// Another vendor's driver (no Ferrite settings to keep) and two volumes.
@@ -341,8 +386,12 @@ fn a_larger_driver_into_free_space_stopped_at_every_block() {
         .iter()
         .find(|p| p.kind == "Apple_Driver43")
         .unwrap();
-    assert_eq!(drv.blocks, 59);
-    assert!(drv.start as u64 >= 64 + 18 + 6000, "{:?}", map.partitions);
+    assert_eq!(
+        drv.blocks, 96,
+        "59 blocks of driver, the area, the default partition"
+    );
+    assert!(drv.start as u64 >= 64 + 26 + 6000, "{:?}", map.partitions);
+    assert_eq!(record_area(&mut d), Some(drv.start + 88));
 }
 
 /// The real driver, stopped at the first block, halfway through its code, just before and
@@ -367,7 +416,8 @@ fn interrupted_installs_of_the_real_driver_boot() {
         },
     )
     .unwrap();
-    let original = disk(16_384, &old, 32, &[("Macintosh HD", PartSize::Rest)]);
+    // A disk as Ferrite 0.1 made it: the update grows the driver partition.
+    let original = old_ferrite_disk(16_384, &old, &[None]);
     let opts = DriverOptions {
         write_cache: Some(true),
         ..Default::default()

@@ -231,14 +231,14 @@ pub fn all() -> Vec<(&'static str, String, Vec<u8>)> {
         ("no-driver", 1, false, 0),
     ] {
         let d = disk(hfs, driver, free);
-        let head = 64 + 32 * driver as usize;
+        let head = 64 + apm::DEFAULT_DRIVER_SLOT_BLOCKS as usize * driver as usize;
         add("partition_map", name, trimmed(d[..head * 512].to_vec()));
     }
 
     // Whole disks (map, driver, HFS volumes).
     for (name, hfs, free) in [("one-volume", 1, 0), ("one-volume-free", 1, 40)] {
         let mut d = disk(hfs, true, free);
-        let first = 64 + 32;
+        let first = 64 + apm::DEFAULT_DRIVER_SLOT_BLOCKS as usize;
         for i in 0..hfs {
             drop_alt_mdb(&mut d, (first + 800 * i) * 512, 800 * 512);
         }

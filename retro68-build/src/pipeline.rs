@@ -75,8 +75,10 @@ pub const APP_RESERVE_A5: &str = "-Ctarget-feature=+reserve-a5";
 /// seconds since 1904-01-01), so that their MacBinary files are reproducible.
 pub const APP_DATE: u32 = 3_850_070_400;
 
-/// Largest driver blob the build accepts: the 32-block slot Apple-style formatters reserve.
-pub const DRIVER_BLOB_MAX: usize = 34 * 512;
+/// Largest driver blob the build accepts: what every driver partition Ferrite makes holds
+/// besides its flight-record area (`ferrite_shared::driver_blob::DRIVER_BLOB_MAX`, 45,056
+/// bytes; ARCHITECTURE.md, "Invariants").
+pub const DRIVER_BLOB_MAX: usize = ferrite_shared::driver_blob::DRIVER_BLOB_MAX;
 
 /// Where an artifact's code comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -990,7 +992,7 @@ pub fn driver_blob(flat: &ferrite_shared::flat::FlatImage) -> Result<Vec<u8>> {
     blob.extend_from_slice(&flat.relocs);
     if blob.len() > DRIVER_BLOB_MAX {
         bail!(
-            "the driver blob is {} bytes, more than the {DRIVER_BLOB_MAX}-byte slot",
+            "the driver blob is {} bytes, more than the {DRIVER_BLOB_MAX} bytes a Ferrite driver partition holds",
             blob.len()
         );
     }

@@ -435,13 +435,13 @@ fn update_driver_refuses_when_the_driver_partition_is_too_small_and_nothing_is_f
     let big = ferrite_blob(31_000, [0, 3, 0], 5);
     // Found out before anything is written or confirmed: the same refusal, no writes.
     let e = ops::check_update_with(&mut bus, ID, big.clone()).unwrap_err();
-    assert_eq!(e, OpError::DriverTooSmall { have: 32, need: 61 });
+    assert_eq!(e, OpError::DriverTooSmall { have: 96, need: 69 });
     assert!(bus.disk(ID).writes.is_empty());
     // A driver that fits passes the check, still without a write.
     ops::check_update_with(&mut bus, ID, ferrite_blob(9000, [0, 3, 0], 5)).unwrap();
     assert!(bus.disk(ID).writes.is_empty());
     let e = ops::update_driver_with(&mut bus, ID, big, &mut Quiet).unwrap_err();
-    assert_eq!(e, OpError::DriverTooSmall { have: 32, need: 61 });
+    assert_eq!(e, OpError::DriverTooSmall { have: 96, need: 69 });
     let text = e.to_string();
     assert!(
         text.contains("too small") && text.contains("no free space"),

@@ -106,6 +106,26 @@ pub const SETTINGS_MAGIC: [u8; 4] = *b"FSET";
 pub const SETTINGS_VERSION: u16 = 2;
 /// Flag bit: enable the drive's write cache at open.
 pub const FLAG_WRITE_CACHE: u32 = 1;
+/// Flag bit: the flight recorder is off — the driver writes no record to the disk
+/// (`crate::flight_record`). Defined for settings block version 2 (older drivers ignore the
+/// bit); **not yet honoured**: no driver writes a record so far, so none reads it yet.
+pub const FLAG_RECORDER_OFF: u32 = 2;
+
+/// Device blocks of the driver partition `ferrite init` and Ferrite Setup's Initialize make
+/// (48 KiB on a 512-byte-block disk): the driver's bytes, then the flight-record area in the
+/// last [`crate::flight_record::RECORD_AREA_BLOCKS`]. Apple's Drive Setup makes 54-, 56- and
+/// 74-block driver partitions; HD SC Setup-era disks and Ferrite disks before 0.2 have 32.
+pub const DRIVER_PARTITION_BLOCKS: u32 = 96;
+
+/// Largest driver blob the build accepts: what every driver partition Ferrite makes holds
+/// besides its record area (88 blocks of 512 bytes, 45,056 bytes). Below the two limits of
+/// the ROM's loader (`docs/mac-facts.md` §1.5, §1.7): 65,535 bytes (the checksum's 16-bit
+/// count) and 255 blocks (`ddSize` read with one READ(6)).
+pub const DRIVER_BLOB_MAX: usize =
+    (DRIVER_PARTITION_BLOCKS - crate::flight_record::RECORD_AREA_BLOCKS) as usize * 512;
+
+const _: () = assert!(DRIVER_BLOB_MAX <= 0xFFFF && DRIVER_BLOB_MAX / 512 < 256);
+
 /// Offset in the block of the transfer mode byte (version 2).
 pub const TRANSFER_MODE_AT: usize = 14;
 /// Offset in the block of the big-endian word: most blocks per command on the original SCSI
@@ -308,6 +328,35 @@ impl Settings {
         Ok(u16::from_be_bytes([blob[at], blob[at + 1]]))
     }
 
+    /// Whether the flight recorder is off in `blob`'s settings block ([`FLAG_RECORDER_OFF`]).
+    pub fn recorder_off(blob: &[u8]) -> Result<bool, SettingsError> {
+        Settings::read(blob)?;
+        let at = SETTINGS_OFFSET + 8;
+        let flags = u32::from_be_bytes([blob[at], blob[at + 1], blob[at + 2], blob[at + 3]]);
+        Ok(flags & FLAG_RECORDER_OFF != 0)
+    }
+
+    /// Turn the flight recorder off (or on) in `blob`'s settings block, leaving every other
+    /// setting as it is. A version-1 block has no such bit (its driver predates the recorder).
+    pub fn set_recorder_off(blob: &mut [u8], off: bool) -> Result<(), SettingsError> {
+        if Settings::version(blob)? == 1 {
+            return if off {
+                Err(SettingsError::OlderDriver)
+            } else {
+                Ok(())
+            };
+        }
+        let at = SETTINGS_OFFSET + 8;
+        let mut flags = u32::from_be_bytes([blob[at], blob[at + 1], blob[at + 2], blob[at + 3]]);
+        flags = if off {
+            flags | FLAG_RECORDER_OFF
+        } else {
+            flags & !FLAG_RECORDER_OFF
+        };
+        blob[at..at + 4].copy_from_slice(&flags.to_be_bytes());
+        Ok(())
+    }
+
     /// Write these settings into `blob` (which must already hold a readable block). A
     /// version-1 block takes only the write cache and read-ahead, and refuses transfer
     /// settings other than what its driver does (auto, no cap).
@@ -438,6 +487,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_recorder_bit_is_its_own_and_survives_settings_writes() {
+        let mut b = blob(2, FLAG_WRITE_CACHE, 0, 128);
+        assert_eq!(Settings::recorder_off(&b), Ok(false));
+        Settings::set_recorder_off(&mut b, true).unwrap();
+        assert_eq!(Settings::recorder_off(&b), Ok(true));
+        assert_eq!(
+            b[SETTINGS_OFFSET + 8..SETTINGS_OFFSET + 12],
+            (FLAG_WRITE_CACHE | FLAG_RECORDER_OFF).to_be_bytes()
+        );
+        // Writing the other settings keeps it; the driver's reading is unchanged by it.
+        let mut s = Settings::read(&b).unwrap();
+        s.write_cache = false;
+        s.write(&mut b).unwrap();
+        assert_eq!(Settings::recorder_off(&b), Ok(true));
+        assert_eq!(Settings::for_driver(&b), s);
+        Settings::set_recorder_off(&mut b, false).unwrap();
+        assert_eq!(Settings::recorder_off(&b), Ok(false));
+        // A version-1 block has no room for it.
+        let mut old = blob(1, 1, 0, 0);
+        assert_eq!(
+            Settings::set_recorder_off(&mut old, true),
+            Err(SettingsError::OlderDriver)
+        );
+        assert_eq!(Settings::set_recorder_off(&mut old, false), Ok(()));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod driver_blob;
 /// The flat image container (needs `alloc`).
 #[cfg(feature = "alloc")]
 pub mod flat;
+pub mod flight_record;
 pub mod mac;
 pub mod partition_map;
 pub mod scsi;

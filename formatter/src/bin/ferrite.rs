@@ -203,6 +203,14 @@ enum Cmd {
     },
     /// Show the partition map, the driver and the volumes.
     Info { disk: PathBuf },
+    /// Print a report to paste when asking for help: the partition map, the driver (which,
+    /// version, settings) and the driver's flight record of the last boot, with hints.
+    Report {
+        disk: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check the partition map, the driver checksum and every HFS volume.
     Check { disk: PathBuf },
     /// Install or update the driver in place (also over another vendor's driver); the
@@ -360,6 +368,7 @@ fn main() -> ExitCode {
         Cmd::Ls { target, recursive } => cli::info::ls(&target, recursive),
         Cmd::Info { disk } => cli::info::info(&disk),
         Cmd::Check { disk } => cli::info::check(&disk),
+        Cmd::Report { disk, json } => cli::report::report(&disk, json),
         Cmd::InstallDriver {
             disk,
             settings,

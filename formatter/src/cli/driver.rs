@@ -14,7 +14,7 @@ use super::disk::{self, DriverOptions, apply_settings, describe_settings, driver
 use super::human;
 use anyhow::{Result, anyhow, bail};
 use ferrite_formatter::BlockDevice;
-use ferrite_formatter::apm::MAX_DRIVER_BYTES;
+use ferrite_formatter::apm::{MAX_DRIVER_BYTES, RECORD_AREA_BLOCKS};
 pub use ferrite_formatter::install::Installed;
 use ferrite_formatter::install::{self as core, InstallError};
 use std::path::Path;
@@ -59,6 +59,17 @@ pub fn install_driver(path: &Path, options: &DriverOptions, driver: Option<&Path
     if let Some(s) = &done.settings {
         println!("driver settings: {}", describe_settings(s));
     }
+    match done.record_area {
+        Some(at) => println!(
+            "flight-record area: blocks {at}-{}",
+            at + RECORD_AREA_BLOCKS - 1
+        ),
+        None => println!(
+            "note: no room for the flight-record area ({RECORD_AREA_BLOCKS} blocks after the driver): \
+             the driver was installed without one, so `ferrite report` will have no record to show. \
+             Free {RECORD_AREA_BLOCKS} more blocks after the last partition and run install-driver again to add it"
+        ),
+    }
     Ok(())
 }
 
@@ -80,10 +91,11 @@ pub fn install<D: BlockDevice + ?Sized>(
         } => {
             let bytes = need * block_size as u64;
             anyhow!(
-                "there is no room for the new driver ({}) beside the {}: it goes to free space \
-                 (an Apple_Free partition, space no partition covers, or the unused end of the \
-                 partition map) so that the disk always keeps a driver that boots. Free {} after \
-                 the last partition, or back up the volumes and run `ferrite init --force`",
+                "there is no room for the new driver and its flight-record area ({}) beside the \
+                 {}: it goes to free space (an Apple_Free partition, space no partition covers, \
+                 or the unused end of the partition map) so that the disk always keeps a driver \
+                 that boots. Free {} after the last partition (make the last volume smaller), \
+                 or back up the volumes and run `ferrite init --force`",
                 human(bytes),
                 if have.is_some() {
                     "installed driver"

@@ -413,9 +413,8 @@ pub fn convert(a: &ConvertArgs) -> Result<()> {
         bail!("the volume image and the disk are the same file: name a new disk image");
     }
     let part_blocks = vol_bytes.div_ceil(bs as u64);
-    let driver_slot = (blob.len() as u64)
-        .div_ceil(bs as u64)
-        .max(DEFAULT_DRIVER_SLOT_BLOCKS as u64);
+    let driver_slot =
+        ferrite_formatter::apm::driver_partition_blocks(blob.len(), bs, DEFAULT_DRIVER_SLOT_BLOCKS);
     let needed = DRIVER_START_BLOCK as u64 + driver_slot + part_blocks;
     let disk_blocks = match (a.size, existing, is_device) {
         (Some(s), Some(have), true) if s / bs as u64 != have / bs as u64 => {

@@ -11,6 +11,7 @@ pub mod extract;
 pub mod info;
 pub mod init;
 pub mod qemu;
+pub mod report;
 pub mod setup_app;
 pub mod size;
 pub mod system;

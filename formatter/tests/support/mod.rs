@@ -85,3 +85,50 @@ impl BlockDevice for StopAfter<'_> {
         Ok(())
     }
 }
+
+/// A disk of `blocks` 512-byte blocks as `ferrite init` made it before the flight-record area
+/// (Ferrite 0.1): `driver` (at most 32 blocks) alone in a 32-block `Apple_Driver43` partition
+/// at block 64, then HFS volumes of `volumes` blocks each (`None`: the rest of the disk),
+/// formatted. Made with the current layout writer and a one-block driver (whose partition
+/// is then 32 blocks), then the real driver written over the partition and its entry and
+/// descriptor made to match — so the partition holds no record area.
+pub fn old_ferrite_disk(blocks: u64, driver: &[u8], volumes: &[Option<u32>]) -> MemDisk {
+    use ferrite_formatter::apm::{HfsPartitionSpec, Layout, PartSize, write_map};
+    use ferrite_formatter::hfs::{FormatOptions, format_volume};
+    use ferrite_shared::partition_map::boot_checksum;
+    assert!(driver.len() <= 32 * 512);
+    let mut d = MemDisk::new(blocks);
+    let layout = Layout {
+        driver: Some(&[0x4E]),
+        driver_slot_blocks: 32,
+        hfs: volumes
+            .iter()
+            .enumerate()
+            .map(|(i, v)| HfsPartitionSpec {
+                name: format!("Vol{i}"),
+                size: v.map_or(PartSize::Rest, PartSize::Blocks),
+            })
+            .collect(),
+    };
+    let map = write_map(&mut d, &layout).unwrap();
+    assert_eq!(
+        (map.partitions[1].start, map.partitions[1].blocks),
+        (64, 32)
+    );
+    let b = d.as_bytes_mut();
+    b[64 * 512..96 * 512].fill(0);
+    b[64 * 512..64 * 512 + driver.len()].copy_from_slice(driver);
+    // The driver entry (map block 2): pmBootSize, pmBootCksum; block 0: ddSize.
+    b[1024 + 96..1024 + 100].copy_from_slice(&(driver.len() as u32).to_be_bytes());
+    b[1024 + 116..1024 + 120].copy_from_slice(&(boot_checksum(driver) as u32).to_be_bytes());
+    b[22..24].copy_from_slice(&(driver.len().div_ceil(512) as u16).to_be_bytes());
+    let map = ferrite_formatter::apm::read_map(&mut d).unwrap();
+    for p in map.hfs_partitions() {
+        format_volume(
+            &mut ferrite_formatter::Region::new(&mut d, p.start as u64, p.blocks as u64).unwrap(),
+            &FormatOptions::new(p.name.as_bytes(), 3_000_000_000),
+        )
+        .unwrap();
+    }
+    d
+}
