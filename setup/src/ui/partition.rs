@@ -274,7 +274,7 @@ pub fn run(t: &mut dyn Transport, id: u8) {
             Action::Delete(_) => "Delete",
         };
         // The startup disk's map is never changed; nor is a mounted volume's entry.
-        let boot = lowmem::boot_drive();
+        let boot = lowmem::startup_drive();
         if mount::disk_drives(id).iter().any(|d| d.drive == boot) {
             alerts::error(&volumes::startup_refusal(id, boot, command));
             continue;

@@ -54,7 +54,7 @@ use crate::error::Fault;
 use crate::machine::Machine;
 use crate::traps::TrapCall;
 
-pub use segment_loader::{AppRun, Launch};
+pub use segment_loader::{AppRun, Launch, StackReport};
 
 /// One scripted user action, consumed in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,6 +218,8 @@ pub struct Toolbox {
     pub sl: segment_loader::SegmentState,
     /// The desk scrap ([`scrap`]).
     pub scrap: scrap::ScrapState,
+    /// The next launch's partition in bytes (None: the `SIZE -1` minimum, [`segment_loader`]).
+    pub partition: Option<u32>,
 }
 
 /// Which `Init…` calls have run.
