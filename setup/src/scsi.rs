@@ -67,6 +67,12 @@ impl Scsi43 {
         self.sense_valid =
             st == status::CHECK_CONDITION && pb.scsi_result_flags.get() & SCSI_AUTOSENSE_VALID != 0;
         match r {
+            // SCSI Manager 4.3 may report an underrun as GOOD with a residual instead of
+            // scsiDataRunError (IM Devices ch. 4 allows both): a block transfer must have
+            // moved every byte.
+            0 if exact_length(cdb[0]) && pb.scsi_data_residual.get() != 0 => {
+                Err(ScsiError::Manager(SCSI_DATA_RUN_ERROR))
+            }
             0 => Ok(()),
             SCSI_SELECT_TIMEOUT => Err(ScsiError::NoDevice),
             // An underrun with GOOD status: fine for INQUIRY and its kind, an error for a

@@ -454,7 +454,8 @@ fn short_reads_with_good_status_are_errors() {
             }
             m
         };
-        // Where READ CAPACITY and READ(10) of block 0 fall among each disk's commands.
+        // Where the READ CAPACITY that answers (the first one meets the power-on unit
+        // attention) and READ(10) of block 0 fall among each disk's commands.
         let mut m = bus(None);
         support::launch(&mut m, vec![Input::CommandKey('q')]);
         let nth = |m: &mut ferrite_emu::Machine, id: u8, op: u8| {
@@ -462,8 +463,11 @@ fn short_reads_with_good_status_are_errors() {
                 .log()
                 .iter()
                 .filter(|e| e.id == id)
-                .position(|e| e.cdb[0] == op)
-                .unwrap() as u32
+                .enumerate()
+                .filter(|(_, e)| e.cdb[0] == op && e.status == Some(0))
+                .map(|(i, _)| i as u32)
+                .next()
+                .unwrap()
         };
         let (cap, block0) = (nth(&mut m, 3, 0x25), nth(&mut m, 5, 0x28));
         let mut m = bus(Some((cap, block0)));
@@ -479,7 +483,22 @@ fn short_reads_with_good_status_are_errors() {
                 _ => None,
             })
             .collect();
-        let ctx = format!("{cpu} v43={v43}:\n{}", run.screen.transcript());
+        let log: Vec<String> = scsi_manager::bus(&mut m)
+            .log()
+            .iter()
+            .filter(|e| e.id == 3 || e.id == 5)
+            .map(|e| {
+                format!(
+                    "ID {} {:02X} offered {} moved {} status {:?}",
+                    e.id, e.cdb[0], e.data_in_offered, e.data_in_moved, e.status
+                )
+            })
+            .collect();
+        let ctx = format!(
+            "{cpu} v43={v43} (READ CAPACITY is command {cap} of ID 3, block 0's read command {block0} of ID 5):\n{}\n{}",
+            log.join("\n"),
+            run.screen.transcript()
+        );
         assert!(
             texts
                 .iter()

@@ -317,7 +317,9 @@ impl Frame {
     ) -> Result<Frame, Fault> {
         let base = call.pascal_args(m);
         let total: u32 = sizes.iter().sum();
-        let top = m.layout().stack.1;
+        // While an application runs its stack ends at `CurStackBase`, less the return
+        // address its entry was called with; above that lies its A5 world.
+        let top = m.stack_watch().map_or(m.layout().stack.1, |w| w.base - 4);
         if base.checked_add(total + result).is_none_or(|end| end > top) {
             return Err(Fault::misuse(
                 call.word,

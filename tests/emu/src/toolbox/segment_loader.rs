@@ -241,18 +241,19 @@ impl Machine {
                 ..Default::default()
             };
         }
-        // The entry runs on the partition's stack: a three-instruction start-up (SP =
-        // CurStackBase, the sentinel as return address, jump to the entry) in a scrap block
-        // of the system heap.
+        // The entry runs on the partition's stack: a start-up stub in a scrap block of the
+        // system heap sets SP = CurStackBase and calls the entry; should the entry return,
+        // the stub puts the machine's SP back and returns to the sentinel.
         let boot = self
-            .new_ptr(ZoneId::System, 18, false)
+            .new_ptr(ZoneId::System, 20, false)
             .map_err(|e| setup(self, format!("no room for the start-up stub: {e}")))?;
         let mut stub = vec![0x2E, 0x7C];
         stub.extend_from_slice(&stack_base.to_be_bytes()); // movea.l #base,sp
-        stub.extend_from_slice(&[0x2F, 0x3C]);
-        stub.extend_from_slice(&sentinel.to_be_bytes()); // move.l #sentinel,-(sp)
-        stub.extend_from_slice(&[0x4E, 0xF9]);
-        stub.extend_from_slice(&(jt + 2).to_be_bytes()); // jmp entry
+        stub.extend_from_slice(&[0x4E, 0xB9]);
+        stub.extend_from_slice(&(jt + 2).to_be_bytes()); // jsr entry
+        stub.extend_from_slice(&[0x2E, 0x7C]);
+        stub.extend_from_slice(&(top - 4).to_be_bytes()); // movea.l #machine SP,sp
+        stub.extend_from_slice(&[0x4E, 0x75]); // rts (to the sentinel)
         self.write_code(boot, &stub);
         self.watch_stack(Some(stack_base));
         let r = self.call_with_registers(boot, &[], Preserved::NONE);
@@ -347,14 +348,9 @@ impl Machine {
         Ok(())
     }
 
-    /// Give the application zone its whole range back after a run.
-    fn end_partition(&mut self) {
-        let (mm, bus) = self.memory_manager_and_bus();
-        mm.unlimit_zone(bus, ZoneId::Application);
-        let end = self.memory_manager().zone(ZoneId::Application).end;
-        self.write_u32(lowmem::APPL_LIMIT, end);
-        self.write_u32(lowmem::HEAP_END, end);
-    }
+    /// After a run the partition stays as the application left it (its A5 world and heap
+    /// can be inspected); the next launch empties the zone and gives it its whole range.
+    fn end_partition(&mut self) {}
 }
 
 /// Whether `addr` lies in one of the running application's loaded `CODE` segments.
