@@ -51,9 +51,9 @@ pub struct Runtime {
     pub has_wne: bool,
 }
 
-/// The standard start-up and the menu bar.
-pub fn start(menus: Menus) -> Runtime {
-    tb::init();
+/// The standard start-up with a stack of at least `stack` bytes, and the menu bar.
+pub fn start(menus: Menus, stack: u32) -> Runtime {
+    tb::init(stack);
     tb::menu_bar(menus.mbar, menus.apple);
     Runtime {
         menus,

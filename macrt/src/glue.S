@@ -173,50 +173,71 @@
 | void *rt_NewPtr(u32 size): NIL when the heap has no room.
         .globl  rt_NewPtr
 rt_NewPtr:
-        move.l  4(%sp),%d0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        move.l  8(%sp),%d0
         .short  0xA11E                  | _NewPtr: D0 = size -> A0 = block, D0 = result
         tst.w   %d0
         beq.s   1f
         suba.l  %a0,%a0
 1:      move.l  %a0,%d0
+        move.l  (%sp)+,%d2
         rts
 | void rt_DisposePtr(void *p)
         .globl  rt_DisposePtr
 rt_DisposePtr:
-        movea.l 4(%sp),%a0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        movea.l 8(%sp),%a0
         .short  0xA01F                  | _DisposePtr
+        move.l  (%sp)+,%d2
         rts
 | void rt_HLock(Handle h) / rt_HUnlock(Handle h)
         .globl  rt_HLock
 rt_HLock:
-        movea.l 4(%sp),%a0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        movea.l 8(%sp),%a0
         .short  0xA029                  | _HLock
+        move.l  (%sp)+,%d2
         rts
         .globl  rt_HUnlock
 rt_HUnlock:
-        movea.l 4(%sp),%a0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        movea.l 8(%sp),%a0
         .short  0xA02A                  | _HUnlock
+        move.l  (%sp)+,%d2
         rts
 | void rt_FlushEvents(u32 masks): (stop mask << 16) | event mask
         .globl  rt_FlushEvents
 rt_FlushEvents:
-        move.l  4(%sp),%d0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        move.l  8(%sp),%d0
         .short  0xA032                  | _FlushEvents
+        move.l  (%sp)+,%d2
         rts
 | void rt_MaxApplZone(void)
         .globl  rt_MaxApplZone
 rt_MaxApplZone:
+        move.l  %d2,-(%sp)
         .short  0xA063                  | _MaxApplZone
+        move.l  (%sp)+,%d2
+        rts
+| i32 rt_SetApplLimit(void *limit): A0 = the new limit of the application heap; D0 = result.
+        .globl  rt_SetApplLimit
+rt_SetApplLimit:
+        move.l  %d2,-(%sp)
+        movea.l 8(%sp),%a0
+        .short  0xA02D                  | _SetApplLimit
+        ext.l   %d0
+        move.l  (%sp)+,%d2
         rts
 | u32 rt_TrapAvailable(u16 trap): 1 when the trap's address differs from _Unimplemented's
 | (Toolbox traps have bit 11 set; the others are looked up in the OS table).
         .globl  rt_TrapAvailable
 rt_TrapAvailable:
-        move.l  %a2,-(%sp)
+        movem.l %d2/%a2,-(%sp)          | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
         move.w  #0xA89F,%d0
         .short  0xA746                  | _GetToolTrapAddress(_Unimplemented) -> A0
         movea.l %a0,%a2
-        move.l  8(%sp),%d0
+        move.l  12(%sp),%d0
         btst    #11,%d0
         bne.s   1f
         .short  0xA346                  | _GetOSTrapAddress -> A0
@@ -226,16 +247,18 @@ rt_TrapAvailable:
         cmpa.l  %a0,%a2
         bne.s   3f
         moveq   #0,%d0
-3:      movea.l (%sp)+,%a2
+3:      movem.l (%sp)+,%d2/%a2
         rts
 | i32 rt_Gestalt(u32 selector, u32 *response): the result code (call only when _Gestalt exists)
         .globl  rt_Gestalt
 rt_Gestalt:
-        move.l  4(%sp),%d0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        move.l  8(%sp),%d0
         .short  0xA1AD                  | _Gestalt: D0 = selector -> A0 = response, D0 = result
-        movea.l 8(%sp),%a1
+        movea.l 12(%sp),%a1
         move.l  %a0,(%a1)
         ext.l   %d0
+        move.l  (%sp)+,%d2
         rts
 | i32 rt_PBReadSync(IOParam *pb) / rt_PBWriteSync: the Device Manager's _Read / _Write
 | ($A002 / $A003, synchronous: A0 = the parameter block, D0 = the result). D2 is saved
@@ -259,8 +282,10 @@ rt_PBWriteSync:
 | i32 rt_SCSIAction(void *pb): SCSI Manager 4.3, synchronous when scsiCompletion is NIL
         .globl  rt_SCSIAction
 rt_SCSIAction:
-        movea.l 4(%sp),%a0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        movea.l 8(%sp),%a0
         moveq   #1,%d0                  | SCSIAction
         .short  0xA089                  | _SCSIAtomic
         ext.l   %d0
+        move.l  (%sp)+,%d2
         rts

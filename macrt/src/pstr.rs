@@ -1,8 +1,10 @@
 //! Pascal strings: a length byte, then up to 255 bytes of Mac Roman text (no terminator).
 
 /// A `Str255` buffer (256 bytes, as the Toolbox expects for `VAR s: Str255`).
+/// Word-aligned: the Toolbox may read it a word at a time, which faults at an odd address on
+/// the 68000.
 #[derive(Clone, Copy)]
-#[repr(C)]
+#[repr(C, align(2))]
 pub struct Str255 {
     bytes: [u8; 256],
 }

@@ -90,6 +90,7 @@ unsafe extern "C" {
     pub fn rt_HUnlock(h: u32);
     pub fn rt_FlushEvents(masks: u32);
     pub fn rt_MaxApplZone();
+    pub fn rt_SetApplLimit(limit: u32) -> i32;
     pub fn rt_TrapAvailable(trap: u32) -> u32;
     pub fn rt_Gestalt(selector: u32, response: *mut u32) -> i32;
     pub fn rt_SCSIAction(pb: *mut u8) -> i32;

@@ -31,9 +31,36 @@ pub fn initialised() -> bool {
     INITIALISED.load(Ordering::Relaxed)
 }
 
+/// `CurStackBase` ($908): the base (highest address) of the application's stack.
+const CUR_STACK_BASE: usize = 0x908;
+/// `ApplLimit` ($130): how far the application heap may grow; the stack lies above it.
+const APPL_LIMIT: usize = 0x130;
+
+/// Give the application a stack of at least `stack` bytes: `SetApplLimit(CurStackBase −
+/// stack)` when the default stack is smaller (8 KB on the Plus, SE and Classic; IM Memory,
+/// "Changing the Size of the Stack"). Must run before `MaxApplZone`, which grows the heap up
+/// to the limit for good.
+fn reserve_stack(stack: u32) {
+    // SAFETY: reads two documented low-memory globals (long, even addresses).
+    let (base, limit) = unsafe {
+        (
+            core::ptr::read_volatile(CUR_STACK_BASE as *const u32),
+            core::ptr::read_volatile(APPL_LIMIT as *const u32),
+        )
+    };
+    let want = base.wrapping_sub(stack) & !1;
+    if want < limit {
+        // SAFETY: the limit lies below the stack's base, above the heap (the partition is
+        // large enough: SIZE's minimum); a refusal leaves the default stack.
+        unsafe { sys::rt_SetApplLimit(want) };
+    }
+}
+
 /// The standard start-up: InitGraf, InitFonts, InitWindows, InitMenus, TEInit, InitDialogs,
-/// InitCursor, MaxApplZone, then FlushEvents(everyEvent, 0).
-pub fn init() {
+/// InitCursor, a stack of `stack` bytes (`SetApplLimit`), MaxApplZone, then
+/// FlushEvents(everyEvent, 0).
+pub fn init(stack: u32) {
+    reserve_stack(stack);
     // SAFETY: called once at start-up, in this order (IM Toolbox Essentials ch. 1).
     unsafe {
         sys::rt_InitGraf((QD.0.get() as *mut u8).add(THE_PORT) as *mut u32);

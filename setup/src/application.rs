@@ -92,12 +92,18 @@ impl Setup {
         self.redraw();
     }
 
+    /// Why `command` must not write to the disk at `id` (the Mac uses it), or None.
+    fn in_use_refusal(id: u8, command: &str) -> Option<String> {
+        drives::in_use(id, &lowmem::drive_queue(), lowmem::startup_drive())
+            .map(|u| u.refusal(id, command))
+    }
+
     /// The selected disk, unless the Mac is using it (then the refusal is shown).
     fn target(&self, command: &str) -> Option<u8> {
         let id = self.list.selected?;
-        match drives::in_use(id, &lowmem::drive_queue(), lowmem::boot_drive()) {
-            Some(u) => {
-                alerts::error(&u.refusal(id, command));
+        match Self::in_use_refusal(id, command) {
+            Some(why) => {
+                alerts::error(&why);
                 None
             }
             None => Some(id),
@@ -114,10 +120,18 @@ impl Setup {
         let id = match item {
             INITIALIZE => self.target("Initialize"),
             UPDATE_DRIVER => self.target("Update Driver"),
-            SETTINGS | TEST | PARTITION | MOUNT | BENCHMARK => self.list.selected,
+            SETTINGS => self.target("Drive Settings"),
+            TEST | PARTITION | MOUNT | BENCHMARK => self.list.selected,
             _ => None,
         };
         let Some(id) = id else { return };
+        // Test only reads; the REASSIGN BLOCKS it offers writes, and is refused like the
+        // other destructive commands on a disk the Mac uses.
+        let reassign_refusal = if item == TEST {
+            Self::in_use_refusal(id, "Reassign Blocks")
+        } else {
+            None
+        };
         let Some(t) = self.transport.as_mut() else {
             return;
         };
@@ -130,7 +144,7 @@ impl Setup {
             MOUNT => crate::ui::mount::command(t, id, tb::trap_available(SCSI_ATOMIC)),
             UPDATE_DRIVER => commands::update_driver(&self.rt, t, id),
             SETTINGS => commands::settings(t, id),
-            TEST => commands::test(&self.rt, t, id),
+            TEST => commands::test(&self.rt, t, id, reassign_refusal),
             BENCHMARK => {
                 if let Some(r) = crate::ui::bench::run(&self.rt, t, id) {
                     self.results = Some(r);
@@ -203,6 +217,9 @@ impl Application for Setup {
     }
 
     fn draw(&mut self, _window: WindowPtr) {
+        // The Window Manager does not erase what the app invalidated itself: old rows and
+        // the old highlight stay until erased (BeginUpdate clips this to the update region).
+        tb::erase_rect(&Rect::new(0, 0, 32000, 32000));
         tb::text_font(bus_list::FONT);
         tb::text_size(bus_list::FONT_SIZE);
         tb::move_to(bus_list::LEFT, bus_list::HEADING_BASE);
@@ -233,14 +250,22 @@ impl Application for Setup {
     }
 }
 
+/// The stack the application gives itself on every Mac (`SetApplLimit` before
+/// `MaxApplZone`): its deepest path's measured use plus room for the ROM's frames and
+/// interrupts (docs/setup.md, "The stack").
+pub const STACK_BYTES: u32 = 16 << 10;
+
 /// The application's entry (jump-table entry 0, through the start-up stub).
 #[unsafe(no_mangle)]
 pub extern "C" fn main() -> ! {
-    let rt = app::start(Menus {
-        mbar: MBAR,
-        apple: APPLE_MENU,
-        edit: EDIT_MENU,
-    });
+    let rt = app::start(
+        Menus {
+            mbar: MBAR,
+            apple: APPLE_MENU,
+            edit: EDIT_MENU,
+        },
+        STACK_BYTES,
+    );
     let transport: Option<Box<dyn Transport>> = if tb::trap_available(SCSI_ATOMIC) {
         Some(Box::new(Scsi43::new()))
     } else if tb::trap_available(SCSI_DISPATCH) {

@@ -9,43 +9,64 @@
 | i32 ferrite_PBStatus(void *pb): _Status, synchronous.
         .globl  ferrite_PBStatus
 ferrite_PBStatus:
-        movea.l 4(%sp),%a0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        movea.l 8(%sp),%a0
         .short  0xA005                  | _Status
         ext.l   %d0
+        move.l  (%sp)+,%d2
         rts
 
 | i32 ferrite_PBControl(void *pb): _Control, synchronous.
         .globl  ferrite_PBControl
 ferrite_PBControl:
-        movea.l 4(%sp),%a0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        movea.l 8(%sp),%a0
         .short  0xA004                  | _Control
         ext.l   %d0
+        move.l  (%sp)+,%d2
+        rts
+
+| i32 ferrite_PBHGetVInfo(void *pb): _HGetVInfo ($A207: _GetVolInfo with the HFS bit),
+| synchronous.
+        .globl  ferrite_PBHGetVInfo
+ferrite_PBHGetVInfo:
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        movea.l 8(%sp),%a0
+        .short  0xA207                  | _HGetVInfo
+        ext.l   %d0
+        move.l  (%sp)+,%d2
         rts
 
 | i32 ferrite_PBMountVol(void *pb): _MountVol, synchronous.
         .globl  ferrite_PBMountVol
 ferrite_PBMountVol:
-        movea.l 4(%sp),%a0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        movea.l 8(%sp),%a0
         .short  0xA00F                  | _MountVol
         ext.l   %d0
+        move.l  (%sp)+,%d2
         rts
 
 | void *ferrite_NewPtrSys(u32 size): a nonrelocatable block in the system heap, or 0.
         .globl  ferrite_NewPtrSys
 ferrite_NewPtrSys:
-        move.l  4(%sp),%d0
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
+        move.l  8(%sp),%d0
         .short  0xA51E                  | _NewPtr,SYS
         tst.w   %d0
         beq.s   1f
         suba.l  %a0,%a0
 1:      move.l  %a0,%d0
+        move.l  (%sp)+,%d2
         rts
 
 | void ferrite_FlushInstructionCache(void): _HWPriv selector 1 (the caller checks the trap).
         .globl  ferrite_FlushInstructionCache
 ferrite_FlushInstructionCache:
+        move.l  %d2,-(%sp)            | OS traps may change D0-D2/A0-A1; the C ABI keeps D2
         moveq   #1,%d0
         .short  0xA198                  | _HWPriv
+        move.l  (%sp)+,%d2
         rts
 
 | i32 ferrite_CallInstall(u32 entry, u32 d5): JSR to a driver's install entry with D5 set,

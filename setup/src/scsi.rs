@@ -12,6 +12,16 @@ use zerocopy::{FromZeros, IntoBytes};
 
 use crate::bus::{ScsiError, Transport};
 
+/// Whether a command must move exactly the bytes asked for: block reads and writes and READ
+/// CAPACITY (a short answer would leave stale buffer contents taken for data). INQUIRY,
+/// MODE SENSE and REQUEST SENSE may answer with less than their allocation length.
+fn exact_length(opcode: u8) -> bool {
+    matches!(
+        opcode,
+        op::READ_6 | op::READ_10 | op::WRITE_6 | op::WRITE_10 | op::READ_CAPACITY_10
+    )
+}
+
 /// SCSI Manager 4.3: `SCSIExecIO` with no completion routine (synchronous) and autosense.
 pub struct Scsi43 {
     sense: [u8; 18],
@@ -57,9 +67,18 @@ impl Scsi43 {
         self.sense_valid =
             st == status::CHECK_CONDITION && pb.scsi_result_flags.get() & SCSI_AUTOSENSE_VALID != 0;
         match r {
+            // SCSI Manager 4.3 may report an underrun as GOOD with a residual instead of
+            // scsiDataRunError (IM Devices ch. 4 allows both): a block transfer must have
+            // moved every byte.
+            0 if exact_length(cdb[0]) && pb.scsi_data_residual.get() != 0 => {
+                Err(ScsiError::Manager(SCSI_DATA_RUN_ERROR))
+            }
             0 => Ok(()),
             SCSI_SELECT_TIMEOUT => Err(ScsiError::NoDevice),
-            SCSI_DATA_RUN_ERROR if st == status::GOOD => Ok(()),
+            // An underrun with GOOD status: fine for INQUIRY and its kind, an error for a
+            // block transfer.
+            SCSI_DATA_RUN_ERROR if st == status::GOOD && !exact_length(cdb[0]) => Ok(()),
+            SCSI_DATA_RUN_ERROR if st == status::GOOD => Err(ScsiError::Manager(r)),
             SCSI_NON_ZERO_STATUS | SCSI_DATA_RUN_ERROR => Err(ScsiError::Status(st)),
             r => Err(ScsiError::Manager(r)),
         }
@@ -133,18 +152,19 @@ impl ScsiOld {
             let cmd = sys::rt_SCSICmd(cdb.as_ptr(), cdb.len() as i32);
             let mut moved = 0;
             if cmd == 0 && len != 0 {
-                let mut tib = [0u8; 20];
+                // Word-aligned: the SCSI Manager reads the TIB's words and longs.
+                #[repr(C, align(2))]
+                struct Tib([u8; 20]);
+                let mut tib = Tib([0u8; 20]);
+                let tib = &mut tib.0;
                 tib[0..2].copy_from_slice(&SC_INC.to_be_bytes());
                 tib[2..6].copy_from_slice(&ptr.to_be_bytes());
                 tib[6..10].copy_from_slice(&(len as u32).to_be_bytes());
                 tib[10..12].copy_from_slice(&SC_STOP.to_be_bytes());
+                // Every result counts. A short answer ends the data phase early (scPhaseErr):
+                // allowed for INQUIRY and its kind, an error for a block transfer.
                 moved = match dir {
-                    // A short answer ends the data phase early (scPhaseErr): not an error here.
-                    Dir::In => {
-                        let _ = sys::rt_SCSIRead(tib.as_ptr());
-                        0
-                    }
-                    // A target that takes less than all of it is checked by its status.
+                    Dir::In => sys::rt_SCSIRead(tib.as_ptr()),
                     Dir::Out => ferrite_SCSIWrite(tib.as_ptr()),
                 };
             }
@@ -162,7 +182,9 @@ impl ScsiOld {
                 return Err(ScsiError::Manager(cmd as i16));
             }
             match (stat & STATUS_MASK) as u8 {
-                status::GOOD if moved != 0 && moved != SC_PHASE_ERR as i32 => {
+                status::GOOD
+                    if moved != 0 && (moved != SC_PHASE_ERR as i32 || exact_length(cdb[0])) =>
+                {
                     Err(ScsiError::Manager(moved as i16))
                 }
                 status::GOOD => Ok(()),

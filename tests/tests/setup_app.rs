@@ -424,3 +424,147 @@ with rsrcfork.open(sys.argv[1], fork="data") as rf:
     assert!(report.instructions > 5000, "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 32 point 7: a transfer shorter than asked for, with GOOD status, is an error for a
+/// block read or READ CAPACITY (the buffer's stale contents must not be taken for data).
+/// ID 3 answers READ CAPACITY with 4 of its 8 bytes; ID 5 (a Ferrite disk) answers the read
+/// of block 0 with nothing; both with GOOD status, under both SCSI Managers. The bus list
+/// must say the capacity is unknown and blocks 0–1 unreadable, not show a size or a label
+/// made from a zeroed buffer.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn short_reads_with_good_status_are_errors() {
+    use ferrite_emu::scsi::{DiskConfig, DiskTarget};
+    let mut disk = ferrite_emu::test_disk::TestDisk::new(m68k_file("ferrite-driver.bin"));
+    disk.total_blocks = 40_960;
+    let ferrite = disk.build().0;
+    for (cpu, v43) in support::both() {
+        let bus = |faults: Option<(u32, u32)>| {
+            let mut m = support::machine(cpu, v43, 0);
+            support::attach_blank(&mut m, 3, 40_960, support::ibm());
+            support::attach_image(&mut m, 5, &ferrite, DiskConfig::default());
+            if let Some((cap, block0)) = faults {
+                let bus = scsi_manager::bus(&mut m);
+                let t = bus.target_as_mut::<DiskTarget>(3).unwrap();
+                t.delay_faults(cap); // clean up to READ CAPACITY, which is short
+                t.inject_short_data(1, 4);
+                let t = bus.target_as_mut::<DiskTarget>(5).unwrap();
+                t.delay_faults(block0); // clean up to the read of block 0, which is empty
+                t.inject_short_data(1, 512);
+            }
+            m
+        };
+        // Where the READ CAPACITY that answers (the first one meets the power-on unit
+        // attention) and READ(10) of block 0 fall among each disk's commands.
+        let mut m = bus(None);
+        support::launch(&mut m, vec![Input::CommandKey('q')]);
+        let nth = |m: &mut ferrite_emu::Machine, id: u8, op: u8| {
+            scsi_manager::bus(m)
+                .log()
+                .iter()
+                .filter(|e| e.id == id)
+                .enumerate()
+                .filter(|(_, e)| e.cdb[0] == op && e.status == Some(0))
+                .map(|(i, _)| i as u32)
+                .next()
+                .unwrap()
+        };
+        let (cap, block0) = (nth(&mut m, 3, 0x25), nth(&mut m, 5, 0x28));
+        let mut m = bus(Some((cap, block0)));
+        let run = support::launch(&mut m, vec![Input::CommandKey('q')]);
+        let texts: Vec<String> = run
+            .screen
+            .seen
+            .iter()
+            .filter_map(|s| match s {
+                Seen::Text { window, text, .. } if window == support::BUS_WINDOW => {
+                    Some(text.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        let log: Vec<String> = scsi_manager::bus(&mut m)
+            .log()
+            .iter()
+            .filter(|e| e.id == 3 || e.id == 5)
+            .map(|e| {
+                format!(
+                    "ID {} {:02X} offered {} moved {} status {:?}",
+                    e.id, e.cdb[0], e.data_in_offered, e.data_in_moved, e.status
+                )
+            })
+            .collect();
+        let ctx = format!(
+            "{cpu} v43={v43} (READ CAPACITY is command {cap} of ID 3, block 0's read command {block0} of ID 5):\n{}\n{}",
+            log.join("\n"),
+            run.screen.transcript()
+        );
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.starts_with("      capacity unknown (")),
+            "{ctx}: the short READ CAPACITY of ID 3 was taken for a size"
+        );
+        assert!(
+            !texts.iter().any(|t| t.contains("blocks of 0")),
+            "{ctx}: a size made from a half-filled buffer"
+        );
+        assert!(
+            texts.iter().any(|t| t == "      blocks 0-1 unreadable"),
+            "{ctx}: the empty read of ID 5's block 0 was taken for data"
+        );
+        assert!(
+            !texts.iter().any(|t| t == "      no partition map"),
+            "{ctx}: a label made from a zeroed buffer"
+        );
+    }
+}
+
+/// Issue 32 point 6: the SCSI Bus window is erased before it is redrawn. The emulated Window
+/// Manager, like a real one, does not erase a region the application invalidated itself
+/// (`InvalRect`): its old pixels stay until the application draws. ID 0 selected, then ↓
+/// (ID 3) and ↑ bring the same selection back after two more updates: the screen must be the same
+/// pixels as after the first (without the erase, the second `InvertRect` of a row turns it
+/// back to white and the rows are printed over the old ones).
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn the_bus_window_looks_the_same_after_every_update() {
+    for (cpu, v43) in support::both() {
+        let mut m = two_disk_bus(cpu, v43);
+        m.capture_screens(true);
+        let run = support::launch(
+            &mut m,
+            vec![
+                support::click_line(0),
+                Input::Key('\u{1F}'),
+                Input::Key('\u{1E}'),
+                Input::CommandKey('q'),
+            ],
+        );
+        let shots = m.captured_screens();
+        let ctx = format!("{cpu} v43={v43}:\n{}", run.screen.transcript());
+        assert_eq!(shots.len(), 4, "{ctx}");
+        assert!(
+            shots[0].screen != shots[1].screen,
+            "{ctx}: the click selected nothing visible"
+        );
+        assert!(
+            shots[1].screen != shots[2].screen,
+            "{ctx}: ↓ changed nothing visible"
+        );
+        if shots[1].screen != shots[3].screen {
+            let dir = std::env::temp_dir();
+            let (a, b) = (
+                dir.join(format!("bus-window-{cpu}-{v43}-first.png")),
+                dir.join(format!("bus-window-{cpu}-{v43}-again.png")),
+            );
+            std::fs::write(&a, shots[1].screen.png()).unwrap();
+            std::fs::write(&b, shots[3].screen.png()).unwrap();
+            panic!(
+                "{ctx}: the same selection after two more updates is drawn differently: {} vs {}",
+                a.display(),
+                b.display()
+            );
+        }
+    }
+}

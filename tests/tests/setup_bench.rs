@@ -202,6 +202,7 @@ fn benchmark_writes_only_free_space_and_reports_emulated_time() {
                 Input::CommandKey('q'),
             ],
         );
+        assert_plus_stack(&m, &run, "Benchmark (read and write)");
         let s = &run.screen;
         let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
         eprintln!(

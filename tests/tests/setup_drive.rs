@@ -464,3 +464,110 @@ fn update_driver_replaces_a_foreign_driver_and_keeps_the_volume() {
         );
     }
 }
+
+/// Issue 32 point 3: Drive Settings and Test ▸ Reassign Blocks go through the same in-use
+/// refusal as Initialize and Update Driver. After a boot through Ferrite's driver from two
+/// disks (the startup disk and a disk whose volumes are mounted), Drive Settings is refused
+/// on both; Test still reads the mounted disk and lists its bad blocks, but Reassign is
+/// refused in words instead of offered; no REASSIGN BLOCKS or MODE SELECT reaches either
+/// disk, and neither changes. `BootDrive` holds the startup volume's working-directory
+/// refNum (not a drive number), so the app must find the startup drive through
+/// `PBHGetVInfo`.
+#[test]
+#[ignore = "needs the m68k build: run `cargo xtask test`"]
+fn drive_settings_and_reassign_are_refused_on_disks_the_mac_uses() {
+    let disk = ferrite_disk(20_000);
+    for (cpu, v43) in both() {
+        let rom = if v43 {
+            RomGeneration::ScsiManager43
+        } else {
+            RomGeneration::OriginalScsiManager
+        };
+        let mut m = machine(cpu, v43, mac_seconds(2026, 12, 4, 0, 0, 0));
+        attach_image(&mut m, 0, &disk, DiskConfig::default());
+        attach_image(&mut m, 2, &disk, DiskConfig::default());
+        let report = boot(&mut m, &BootConfig::new(rom)).unwrap();
+        assert_eq!(report.drives.len(), 2, "{report}");
+        let boot_drive = report.boot_drive.expect("a startup drive") as i16;
+        let boot_word = m.read_u16(0x210) as i16;
+        assert!(
+            boot_word < 0 && boot_word != boot_drive,
+            "BootDrive holds {boot_word}: the model must leave a (working-directory) refNum there"
+        );
+        let id_of = |number: i16| {
+            let d = report.drives.iter().find(|d| d.number == number).unwrap();
+            (-33 - d.ref_num) as u8
+        };
+        let startup = id_of(boot_drive);
+        let other = report
+            .drives
+            .iter()
+            .find(|d| d.number != boot_drive)
+            .unwrap();
+        let other_id = id_of(other.number);
+        assert_ne!(startup, other_id);
+        // Bad blocks far from the volumes' start, on the disk that is not the startup disk.
+        {
+            let t = scsi_manager::bus(&mut m)
+                .target_as_mut::<DiskTarget>(other_id)
+                .unwrap();
+            t.inject_read_error(15_001);
+            t.inject_read_error(19_000);
+        }
+        scsi_manager::bus(&mut m).clear_log();
+        // ID 0 has three lines, ID 1 one: ID 2's first line is line 4.
+        let line = |id: u8| if id == 0 { 0 } else { 4 };
+        let run = launch(
+            &mut m,
+            vec![
+                click_line(line(startup)),
+                menu("Drive", "Drive Settings…"),
+                Input::DialogItem(1),
+                click_line(line(other_id)),
+                menu("Drive", "Drive Settings…"),
+                Input::DialogItem(1),
+                menu("Drive", "Test…"),
+                Input::DialogItem(1),
+                Input::DialogItem(1),
+                Input::CommandKey('q'),
+            ],
+        );
+        let s = &run.screen;
+        let ctx = format!("{cpu} v43={v43} startup=ID {startup}:\n{}", s.transcript());
+        assert!(run.unused_input.is_empty(), "{ctx}");
+        let using = |command: &str| {
+            format!(
+                "{command} refused: the Mac is using ID {other_id} (drive {}); its volumes may be mounted. Put them away (drag them to the Trash) and restart without its driver, then try again.",
+                other.number
+            )
+        };
+        let texts = alert_texts(&s.seen);
+        assert_eq!(texts.len(), 4, "{ctx}");
+        assert_eq!(
+            texts[0],
+            format!(
+                "Drive Settings refused: ID {startup} is the startup disk (drive {boot_drive}). Start up from another disk to change it."
+            ),
+            "{ctx}"
+        );
+        assert_eq!(texts[1], using("Drive Settings"), "{ctx}");
+        assert!(
+            texts[2].starts_with(&format!("2 bad block(s) on ID {other_id}, "))
+                && texts[2].ends_with(": 15001, 19000."),
+            "{ctx}"
+        );
+        assert_eq!(texts[3], using("Reassign Blocks"), "{ctx}");
+        let writes: Vec<u8> = scsi_manager::bus(&mut m)
+            .log()
+            .iter()
+            .map(|e| e.cdb[0])
+            .filter(|&op| matches!(op, 0x07 | 0x15 | 0x55 | 0x0A | 0x2A))
+            .collect();
+        assert!(
+            writes.is_empty(),
+            "{ctx}: commands that write reached a disk in use: {writes:02X?}"
+        );
+        assert_eq!(image(&mut m, 0), disk, "{ctx}");
+        assert_eq!(image(&mut m, 2), disk, "{ctx}");
+    }
+}

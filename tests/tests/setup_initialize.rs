@@ -99,6 +99,7 @@ fn initializes_a_blank_disk_with_two_volumes_through_the_dialogs() {
             let mut m = machine(cpu, v43, date());
             attach_blank(&mut m, ID, BLOCKS, ibm());
             let run = launch(&mut m, initialize_script());
+            assert_plus_stack(&m, &run, "Initialize");
             let s = &run.screen;
             let ctx = format!("{ctx0}:\n{}", s.transcript());
             assert_fits_small_screen(&s.seen);

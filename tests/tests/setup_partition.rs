@@ -188,6 +188,7 @@ fn adds_renames_and_deletes_a_volume_in_free_space() {
                 Input::CommandKey('q'),
             ],
         );
+        assert_plus_stack(&m, &run, "Partition ▸ Add");
         let s = &run.screen;
         let ctx = format!("{cpu} v43={v43}:\n{}", s.transcript());
         assert_fits_small_screen(&s.seen);

@@ -207,8 +207,9 @@ pub fn settings(t: &mut dyn Transport, id: u8) {
     }
 }
 
-/// Test: read every block, list the bad ones, offer to reassign them.
-pub fn test(rt: &Runtime, t: &mut dyn Transport, id: u8) {
+/// Test: read every block, list the bad ones, offer to reassign them — unless
+/// `reassign_refusal` says the Mac uses the disk (then that refusal is shown instead).
+pub fn test(rt: &Runtime, t: &mut dyn Transport, id: u8, reassign_refusal: Option<String>) {
     let Some((_, name)) = info(t, id, "Test") else {
         return;
     };
@@ -250,6 +251,10 @@ pub fn test(rt: &Runtime, t: &mut dyn Transport, id: u8) {
     }
     let _ = write!(s, "{} bad block(s) on {name}: {list}.", bad.len());
     alerts::done(&s);
+    if let Some(why) = reassign_refusal {
+        alerts::error(&why);
+        return;
+    }
     if !alerts::confirm(alerts::CONFIRM_REASSIGN, &name, &list) {
         return;
     }

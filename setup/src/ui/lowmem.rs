@@ -88,9 +88,41 @@ pub fn vcb_queue() -> Vec<MountedVolume> {
     v
 }
 
-/// `BootDrive`.
-pub fn boot_drive() -> i16 {
-    word(BOOT_DRIVE)
+unsafe extern "C" {
+    /// `mount_glue.S`: `_HGetVInfo`, synchronous; the result code.
+    fn ferrite_PBHGetVInfo(pb: *mut u16) -> i32;
+}
+
+/// `HVolumeParam` (IM Files, `PBHGetVInfo`) as words: `ioNamePtr` at byte 18, `ioVRefNum`
+/// 22, `ioVolIndex` 28, `ioVDrvInfo` 66; 122 bytes.
+const HVP_WORDS: usize = 61;
+const IO_NAME_PTR_W: usize = 9;
+const IO_VREF_NUM_W: usize = 11;
+const IO_VOL_INDEX_W: usize = 14;
+const IO_V_DRV_INFO_W: usize = 33;
+
+/// The drive the Mac started up from: after start-up `BootDrive` holds the startup volume's
+/// (working-directory) reference number, not a drive number, so the drive is
+/// `PBHGetVInfo(BootDrive)`'s `ioVDrvInfo` (docs/mac-facts.md, `BootDrive`). 0
+/// when the volume is off line or `BootDrive` names no volume (early start-up: then the
+/// word itself is the drive number).
+pub fn startup_drive() -> i16 {
+    let boot = word(BOOT_DRIVE);
+    // Words: the block is 2-aligned as the File Manager requires.
+    let mut pb = [0u16; HVP_WORDS];
+    pb[IO_NAME_PTR_W] = 0;
+    pb[IO_NAME_PTR_W + 1] = 0;
+    pb[IO_VREF_NUM_W] = boot as u16;
+    pb[IO_VOL_INDEX_W] = 0;
+    // SAFETY: pb is a zeroed, even-aligned 122-byte HVolumeParam with ioNamePtr NIL.
+    let err = unsafe { ferrite_PBHGetVInfo(pb.as_mut_ptr()) };
+    if err == 0 {
+        pb[IO_V_DRV_INFO_W] as i16
+    } else if boot > 0 {
+        boot
+    } else {
+        0
+    }
 }
 
 /// `Time`: the date and time in Mac seconds.

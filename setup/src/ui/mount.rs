@@ -59,8 +59,26 @@ const DRVR_NAME: usize = 18;
 /// Ferrite's driver's name.
 const FERRITE_NAME: &[u8] = b".Ferrite";
 
-fn pb() -> [u8; PB_LEN] {
-    [0u8; PB_LEN]
+/// A parameter block: word-aligned, as the File and Device Managers require (an odd one
+/// faults on the 68000).
+#[repr(C, align(2))]
+struct Pb([u8; PB_LEN]);
+
+impl core::ops::Deref for Pb {
+    type Target = [u8; PB_LEN];
+    fn deref(&self) -> &[u8; PB_LEN] {
+        &self.0
+    }
+}
+
+impl core::ops::DerefMut for Pb {
+    fn deref_mut(&mut self) -> &mut [u8; PB_LEN] {
+        &mut self.0
+    }
+}
+
+fn pb() -> Pb {
+    Pb([0u8; PB_LEN])
 }
 
 fn put16(b: &mut [u8], at: usize, v: i16) {
@@ -70,9 +88,9 @@ fn put16(b: &mut [u8], at: usize, v: i16) {
 /// The map entry a drive serves, as its driver says (DriverGestalt `'boot'`).
 fn partition_of(ref_num: i16, drive: i16) -> Option<u32> {
     let mut p = pb();
-    put16(&mut p, IO_VREFNUM, drive);
-    put16(&mut p, IO_CREFNUM, ref_num);
-    put16(&mut p, CS_CODE, DRIVER_GESTALT as i16);
+    put16(&mut p.0, IO_VREFNUM, drive);
+    put16(&mut p.0, IO_CREFNUM, ref_num);
+    put16(&mut p.0, CS_CODE, DRIVER_GESTALT as i16);
     p[CS_PARAM..CS_PARAM + 4].copy_from_slice(&BOOT);
     // SAFETY: a 50-byte parameter block on the stack; the call is synchronous.
     let r = unsafe { ferrite_PBStatus(p.as_mut_ptr()) };
@@ -107,7 +125,7 @@ pub fn disk_drives(id: u8) -> Vec<DiskDrive> {
 /// `PBMountVol` of `drive`: its result.
 fn mount_drive(drive: i16) -> i16 {
     let mut p = pb();
-    put16(&mut p, IO_VREFNUM, drive);
+    put16(&mut p.0, IO_VREFNUM, drive);
     // SAFETY: as in `partition_of`.
     let r = unsafe { ferrite_PBMountVol(p.as_mut_ptr()) };
     r as i16
@@ -158,8 +176,8 @@ fn driver_of(id: u8) -> Option<i16> {
 /// Control [`RESCAN_CONTROL`] to the driver at `ref_num`: its result.
 fn rescan(ref_num: i16) -> i16 {
     let mut p = pb();
-    put16(&mut p, IO_CREFNUM, ref_num);
-    put16(&mut p, CS_CODE, RESCAN_CONTROL);
+    put16(&mut p.0, IO_CREFNUM, ref_num);
+    put16(&mut p.0, CS_CODE, RESCAN_CONTROL);
     // SAFETY: as in `partition_of`.
     unsafe { ferrite_PBControl(p.as_mut_ptr()) as i16 }
 }

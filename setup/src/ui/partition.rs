@@ -48,6 +48,7 @@ enum Action {
     Delete(usize),
 }
 
+#[inline(never)] // issue 32: keeps `run`'s frame small (each step's frame is live only while it runs)
 fn load(t: &mut dyn Transport, id: u8) -> Result<Vec<MapRow>, OpError> {
     let parts = ops::partitions(t, id)?;
     Ok(volumes::rows(&parts, &mount::disk_drives(id)))
@@ -82,6 +83,7 @@ fn show(d: &Dialog, rows: &[MapRow], top: usize, selected: Option<usize>) {
 
 /// The list, its page starting at entry `top` (a click on the "earlier" or "more" line turns
 /// the page; the page stays while the dialog comes and goes around a change).
+#[inline(never)] // issue 32: keeps `run`'s frame small (each step's frame is live only while it runs)
 fn choose(rows: &[MapRow], top: &mut usize, selected: &mut Option<usize>) -> Action {
     let d = Dialog::open(DIALOG);
     show(&d, rows, *top, *selected);
@@ -142,6 +144,7 @@ fn read_size(text: &str, free: u64) -> Result<Option<u64>, String> {
     }
 }
 
+#[inline(never)] // issue 32: keeps `run`'s frame small (each step's frame is live only while it runs)
 fn add(t: &mut dyn Transport, id: u8, disk: &str, rows: &[MapRow]) {
     let Some(free) = rows
         .iter()
@@ -196,6 +199,7 @@ fn add(t: &mut dyn Transport, id: u8, disk: &str, rows: &[MapRow]) {
     }
 }
 
+#[inline(never)] // issue 32: keeps `run`'s frame small (each step's frame is live only while it runs)
 fn rename(t: &mut dyn Transport, id: u8, disk: &str, row: &MapRow) {
     let target = row.name();
     let (a, b, e) = (
@@ -224,6 +228,7 @@ fn rename(t: &mut dyn Transport, id: u8, disk: &str, row: &MapRow) {
     }
 }
 
+#[inline(never)] // issue 32: keeps `run`'s frame small (each step's frame is live only while it runs)
 fn delete(t: &mut dyn Transport, id: u8, disk: &str, row: &MapRow) {
     let target = row.name();
     if !alerts::confirm(CONFIRM_DELETE, &target, disk) {
@@ -274,7 +279,7 @@ pub fn run(t: &mut dyn Transport, id: u8) {
             Action::Delete(_) => "Delete",
         };
         // The startup disk's map is never changed; nor is a mounted volume's entry.
-        let boot = lowmem::boot_drive();
+        let boot = lowmem::startup_drive();
         if mount::disk_drives(id).iter().any(|d| d.drive == boot) {
             alerts::error(&volumes::startup_refusal(id, boot, command));
             continue;

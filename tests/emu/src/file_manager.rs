@@ -172,6 +172,42 @@ pub struct FileManager {
     eject_stub: Option<(u32, u32)>,
     /// Primes for mounted volumes in progress.
     watches: Vec<Watch>,
+    /// Working directories: (wdRefNum, the volume's vRefNum) ([`open_working_dir`]).
+    pub working_dirs: Vec<(i16, i16)>,
+}
+
+/// The first working-directory reference number given: WD refNums are negative numbers far
+/// from the volumes' (IM Files, "Working Directory Reference Numbers").
+pub const FIRST_WD_REF_NUM: i16 = -32_766;
+
+/// Open a working directory on the volume `vref` (the system does so for the System Folder
+/// of the startup volume and leaves its refNum in `BootDrive`): its wdRefNum.
+pub fn open_working_dir(m: &mut Machine, vref: i16) -> i16 {
+    let fm = m.state::<FileManager>();
+    let wd = FIRST_WD_REF_NUM + fm.working_dirs.len() as i16;
+    fm.working_dirs.push((wd, vref));
+    wd
+}
+
+/// The mounted volume `vref` names: a volume reference number, a working-directory
+/// reference number, or a drive number (positive); 0 is the default volume, the startup
+/// volume here.
+pub fn volume_of(m: &mut Machine, vref: i16) -> Option<Volume> {
+    let vref = if vref == 0 {
+        m.read_u16(crate::lowmem::BOOT_DRIVE) as i16
+    } else {
+        vref
+    };
+    let fm = m.state::<FileManager>();
+    let vref = fm
+        .working_dirs
+        .iter()
+        .find(|w| w.0 == vref)
+        .map_or(vref, |w| w.1);
+    fm.volumes
+        .iter()
+        .find(|v| (vref < 0 && v.vref_num == vref) || (vref > 0 && v.online && v.drive == vref as u16))
+        .cloned()
 }
 
 impl FileManager {
@@ -192,6 +228,7 @@ impl FileManager {
 pub fn install(m: &mut Machine) {
     m.register_trap(0xA00F, "MountVol", mount_vol_trap);
     m.register_trap(0xA00E, "UnmountVol", unmount_vol_trap);
+    m.register_trap(0xA207, "HGetVInfo", hget_vinfo_trap);
     m.register_trap(0xA017, "Eject", eject_trap);
 }
 
@@ -296,7 +333,7 @@ fn eject_trap(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
 /// number, a drive number, or 0: the startup volume): the volume off line, then the driver's
 /// Control 7 for its drive. Its result.
 pub fn eject(m: &mut Machine, name: Option<&[u8]>, vref: i16) -> Result<i16, Fault> {
-    let boot_drive = m.read_u16(crate::lowmem::BOOT_DRIVE);
+    let boot_drive = volume_of(m, 0).map_or(0, |v| v.drive);
     let fm = m.state::<FileManager>();
     let found = fm.volumes.iter().position(|v| {
         v.online
@@ -376,8 +413,65 @@ fn call_control(m: &mut Machine, ref_num: i16, drive: u16, cs_code: i16) -> Resu
     Ok(m.read_u16(pb + IO_RESULT) as i16)
 }
 
-fn unmount_vol_trap(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
+/// `HParamBlockRec` (`HVolumeParam`) offsets of `_HGetVInfo` (IM Files, `PBHGetVInfo`).
+const IO_VOL_INDEX: u32 = 28;
+const IO_V_SIG_WORD: u32 = 64;
+const IO_V_DRV_INFO: u32 = 66;
+const IO_V_DREF_NUM: u32 = 68;
+const HVOLUME_PARAM_SIZE: u32 = 122;
+
+/// `_HGetVInfo` ($A207; `_GetVolInfo` with the HFS bit): the volume by `ioVolIndex` (> 0:
+/// the n-th mounted volume), else by `ioVRefNum` (a vRefNum, a wdRefNum or a drive number;
+/// 0: the default volume). The model fills `ioVRefNum`, the name (when `ioNamePtr` is not
+/// NIL), `ioVNmAlBlks`, `ioVAlBlkSiz`, `ioVFrBlk`, `ioVSigWord`, `ioVDrvInfo` (the drive
+/// number) and `ioVDRefNum` (the driver's refNum), and fills every other field with $EE
+/// (garbage a program must not read). `_GetVolInfo` without the HFS bit is not modelled.
+fn hget_vinfo_trap(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
+    if call.word & 0x0200 == 0 {
+        return Err(Fault::misuse(
+            call.word,
+            "_GetVolInfo without the HFS bit is not modelled (use PBHGetVInfo)",
+        ));
+    }
     let pb = m.a(0);
+    check_pb(m, call, pb, HVOLUME_PARAM_SIZE)?;
+    let index = m.read_u16(pb + IO_VOL_INDEX) as i16;
+    let vref = m.read_u16(pb + IO_VREFNUM) as i16;
+    let found = if index > 0 {
+        m.state::<FileManager>()
+            .volumes
+            .get(index as usize - 1)
+            .cloned()
+    } else {
+        volume_of(m, vref)
+    };
+    let code = match found {
+        None => NSV_ERR,
+        Some(v) => {
+            m.bus_mut()
+                .fill_host(pb + 30, HVOLUME_PARAM_SIZE - 30, 0xEE);
+            let name_ptr = m.read_u32(pb + IO_NAME_PTR);
+            if name_ptr != 0 {
+                m.write_pstring(name_ptr, v.name.as_bytes());
+            }
+            m.write_u16(pb + IO_VREFNUM, v.vref_num as u16);
+            m.write_u16(pb + 46, v.alloc_blocks);
+            m.write_u32(pb + 48, v.alloc_block_size);
+            m.write_u16(pb + 62, v.free_alloc_blocks);
+            m.write_u16(pb + IO_V_SIG_WORD, HFS_SIGNATURE);
+            m.write_u16(pb + IO_V_DRV_INFO, v.drive);
+            m.write_u16(pb + IO_V_DREF_NUM, v.driver_ref_num as u16);
+            0
+        }
+    };
+    m.write_u16(pb + IO_RESULT, code as u16);
+    m.set_d(0, code as i32 as u32);
+    Ok(())
+}
+
+fn unmount_vol_trap(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
+    let pb = m.a(0);
+    check_pb(m, call, pb, IOPARAM_SIZE)?;
     let name_ptr = m.read_u32(pb + IO_NAME_PTR);
     let name = (name_ptr != 0).then(|| {
         let len = m.read_u8(name_ptr) as u32;
@@ -400,7 +494,7 @@ fn unmount_vol_trap(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> 
 /// Unmount the volume named `name` (without its colon), else `vref` (a volume reference
 /// number, a drive number, or 0: the startup volume), as `_UnmountVol` does.
 pub fn unmount(m: &mut Machine, name: Option<&[u8]>, vref: i16) -> Result<Result<(), i16>, Fault> {
-    let boot_drive = m.read_u16(crate::lowmem::BOOT_DRIVE);
+    let boot_drive = volume_of(m, 0).map_or(0, |v| v.drive);
     let fm = m.state::<FileManager>();
     let found = fm.volumes.iter().position(|v| match name {
         Some(n) => v.name.as_bytes().eq_ignore_ascii_case(n),
@@ -457,8 +551,21 @@ pub fn call_unmount_vol(m: &mut Machine, vref: i16) -> Result<i16, Fault> {
     Ok(m.read_u16(pb + IO_RESULT) as i16)
 }
 
-fn mount_vol_trap(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
+/// A File Manager parameter block must be word-aligned and in RAM (the 68000 faults on an
+/// odd word access; IM Files: parameter blocks are records of words and longs).
+fn check_pb(m: &Machine, call: &TrapCall, pb: u32, len: u32) -> Result<(), Fault> {
+    if pb & 1 != 0 || !m.bus().in_ram(pb, len) {
+        return Err(Fault::misuse(
+            call.word,
+            format!("parameter block at ${pb:08X} is odd or outside RAM"),
+        ));
+    }
+    Ok(())
+}
+
+fn mount_vol_trap(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     let pb = m.a(0);
+    check_pb(m, call, pb, IOPARAM_SIZE)?;
     let drive = m.read_u16(pb + IO_VREFNUM);
     let r = mount(m, drive)?;
     let code = match r {

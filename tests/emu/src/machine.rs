@@ -298,7 +298,21 @@ pub struct Machine {
     pc_profile: Option<std::collections::BTreeMap<u32, PcCount>>,
     /// Where Ferrite driver images were placed (decoded address, code bytes), in load order.
     ferrite_code: Vec<(u32, u32)>,
+    /// The application's stack while one runs ([`Machine::watch_stack`]).
+    stack_watch: Option<StackWatch>,
 }
+
+/// The running application's stack: its base (`CurStackBase`) and the lowest SP seen. The
+/// run loop fails with system error 28 when SP goes below `ApplLimit` ($130): the stack has
+/// run into the application heap (docs/emulated-mac.md, "The application's stack").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackWatch {
+    pub base: u32,
+    pub lowest: u32,
+}
+
+/// `dsStknHeap`: the system error the stack sniffer raises when the stack meets the heap.
+pub const DS_STKN_HEAP: i16 = 28;
 
 /// What a profile counted at one address ([`Machine::start_pc_profile`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -312,6 +326,40 @@ impl Machine {
     /// earlier watch and forgets its hits. [`Machine::watched_hits`] reads them.
     pub fn watch_pcs(&mut self, pcs: impl IntoIterator<Item = u32>) {
         self.pc_watch = Some((pcs.into_iter().collect(), Default::default()));
+    }
+
+    /// Watch the application stack based at `base` (None: stop): every instruction's SP is
+    /// compared with the lowest so far, and a new low under `ApplLimit` fails the run.
+    pub fn watch_stack(&mut self, base: Option<u32>) {
+        self.stack_watch = base.map(|base| StackWatch { base, lowest: base });
+    }
+
+    /// The application stack's watch: its base and the lowest SP reached.
+    pub fn stack_watch(&self) -> Option<StackWatch> {
+        self.stack_watch
+    }
+
+    /// A new lowest SP of the watched stack: below `ApplLimit` it is system error 28.
+    fn stack_low(&mut self, sp: u32) -> Result<(), Fault> {
+        let Some(w) = self.stack_watch.as_mut() else {
+            return Ok(());
+        };
+        w.lowest = sp;
+        let base = w.base;
+        let limit = self.bus.peek_u32(lowmem::APPL_LIMIT);
+        if sp < limit {
+            return Err(Fault::Debugger {
+                word: 0xA9C9,
+                message: format!(
+                    "system error {DS_STKN_HEAP} (dsStknHeap): the stack (based at ${base:08X}) \
+                     reached ${sp:08X}, below ApplLimit ${limit:08X}: {} bytes used, {} allowed \
+                     (the stack ran into the application heap)",
+                    base - sp,
+                    base.saturating_sub(limit)
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// The watched addresses executed since [`Machine::watch_pcs`].
@@ -391,6 +439,7 @@ impl Machine {
             retrace_count: 0,
             next_tick_at: 0,
             guest_ticks: 0,
+            stack_watch: None,
             run_instructions: 0,
             depth: 0,
             extensions: HashMap::new(),
@@ -1033,6 +1082,12 @@ impl Machine {
                         e.cycles += cycles.max(0) as u64;
                         e.instructions += 1;
                     }
+                    if let Some(w) = self.stack_watch
+                        && self.cpu.dar[15] < w.lowest
+                        && let Err(f) = self.stack_low(self.cpu.dar[15])
+                    {
+                        return Err(self.fail(f, pc));
+                    }
                     if let Some(v) = self.cpu.last_exception_vector.take() {
                         let at = self.cpu.ppc;
                         let f = self.exception_fault(v);
@@ -1092,6 +1147,12 @@ impl Machine {
                     self.run_instructions += 1;
                     self.stats.instructions += 1;
                     if let Err(f) = traps::dispatch(self, opcode, at) {
+                        return Err(self.fail(f, at));
+                    }
+                    if let Some(w) = self.stack_watch
+                        && self.cpu.dar[15] < w.lowest
+                        && let Err(f) = self.stack_low(self.cpu.dar[15])
+                    {
                         return Err(self.fail(f, at));
                     }
                     self.cpu.invalidate_prefetch();

@@ -487,6 +487,36 @@ impl MemoryManager {
         self.write_zone_free(bus, z);
     }
 
+    /// Empty zone `id`, as `InitApplZone` does when the Segment Loader launches an
+    /// application: every block and master pointer of the zone is gone, its whole range is
+    /// free again and filled with [`FREED_BYTE`] (a pointer kept from the last application
+    /// reads garbage). Returns how many live blocks were dropped.
+    pub fn reinit_zone(&mut self, bus: &mut MacBus, id: ZoneId) -> usize {
+        self.unlimit_zone(bus, id);
+        let z = id.index();
+        let (start, end) = (self.zones[z].header, self.zones[z].end);
+        let inside = |a: u32| (start..end).contains(&a);
+        let gone: Vec<u32> = self
+            .blocks
+            .values()
+            .filter(|b| b.zone == id)
+            .map(|b| b.data())
+            .collect();
+        for d in &gone {
+            self.blocks.remove(d);
+        }
+        self.handles.retain(|&mp, _| !inside(mp));
+        self.disposed_handles.retain(|&mp| !inside(mp));
+        self.disposed_ptrs.retain(|&p| !inside(p));
+        self.vacated.retain(|v| !inside(v.start));
+        let first = (start + ZONE_HEADER_LEN + 15) & !15;
+        self.zones[z].free = BTreeMap::from([(first, end - first)]);
+        self.zones[z].free_masters.clear();
+        bus.fill_host(first, end - first, FREED_BYTE);
+        self.write_zone_free(bus, z);
+        gone.len()
+    }
+
     /// The zone with this id.
     pub fn zone(&self, id: ZoneId) -> &Zone {
         &self.zones[id.index()]

@@ -127,8 +127,48 @@ pub fn stop_alert_text(seen: &[Seen]) -> String {
         .unwrap_or_default()
 }
 
-/// Launch Ferrite Setup with `script`.
+/// Bytes of its stack the application must leave unused at its deepest: room for the ROM's
+/// own frames below the deepest trap call and for interrupts (docs/emulated-mac.md, "The
+/// application's partition and stack").
+pub const STACK_SPARE: u32 = 1024;
+
+/// Launch Ferrite Setup with `script` in its `SIZE` minimum partition, with the stack the
+/// app sets up for itself; prints the stack's high-water mark and asserts that at least
+/// [`STACK_SPARE`] bytes of it stayed unused.
 pub fn launch(m: &mut Machine, script: Vec<Input>) -> AppRun {
+    let run = launch_unchecked(m, script);
+    eprintln!("Ferrite Setup on the {:?}: {}", m.model(), run.stack);
+    assert!(
+        run.stack.unused() >= STACK_SPARE,
+        "Ferrite Setup left only {} bytes of its stack unused ({}); at least {STACK_SPARE} must stay free",
+        run.stack.unused(),
+        run.stack
+    );
+    run
+}
+
+/// The stack Ferrite Setup gives itself (`setup/src/application.rs` `STACK_BYTES`).
+pub const APP_STACK: u32 = 16 << 10;
+
+/// Issue 32: on the 68000 (the Plus, whose default stack is 8 KB) the run had the `SIZE`
+/// minimum partition of 512 KB and the stack the app set up for itself, and left at least
+/// [`STACK_SPARE`] of it unused ([`launch`] checked that); prints what `what` used.
+pub fn assert_plus_stack(m: &Machine, run: &AppRun, what: &str) {
+    if m.model() != CpuModel::M68000 {
+        return;
+    }
+    println!("{what} on the emulated Plus: {}", run.stack);
+    assert_eq!(run.stack.partition, 512 << 10, "{what}: {}", run.stack);
+    assert_eq!(
+        run.stack.size, APP_STACK,
+        "{what}: the app's SetApplLimit did not give it its own stack: {}",
+        run.stack
+    );
+    assert!(run.stack.unused() >= STACK_SPARE, "{what}: {}", run.stack);
+}
+
+/// [`launch`] without the stack assertion.
+pub fn launch_unchecked(m: &mut Machine, script: Vec<Input>) -> AppRun {
     m.launch_application(&Launch {
         name: b"Ferrite Setup".to_vec(),
         fork: setup_fork(),

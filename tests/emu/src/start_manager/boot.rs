@@ -350,6 +350,12 @@ pub fn boot(m: &mut Machine, cfg: &BootConfig) -> Result<BootReport, RunError> {
                 .push(format!("boot blocks of drive {}: error {e}", boot.number)),
         }
         mount_recording(m, boot.number as u16, &mut report)?;
+        // Once the startup volume is mounted, `BootDrive` holds a working-directory refNum
+        // of it (the System Folder's), no longer the drive number (docs/emulated-mac.md).
+        if let Some(v) = file_manager::volume_of(m, boot.number) {
+            let wd = file_manager::open_working_dir(m, v.vref_num);
+            m.write_u16(lowmem::BOOT_DRIVE, wd as u16);
+        }
     }
     if cfg.extension_arrival == ExtensionArrival::AfterBootVolume {
         extension_arrives(m, cfg, &mut report)?;

@@ -54,7 +54,7 @@ use crate::error::Fault;
 use crate::machine::Machine;
 use crate::traps::TrapCall;
 
-pub use segment_loader::{AppRun, Launch};
+pub use segment_loader::{AppRun, Launch, StackReport};
 
 /// One scripted user action, consumed in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,6 +218,8 @@ pub struct Toolbox {
     pub sl: segment_loader::SegmentState,
     /// The desk scrap ([`scrap`]).
     pub scrap: scrap::ScrapState,
+    /// The next launch's partition in bytes (None: the `SIZE -1` minimum, [`segment_loader`]).
+    pub partition: Option<u32>,
 }
 
 /// Which `Init…` calls have run.
@@ -315,7 +317,9 @@ impl Frame {
     ) -> Result<Frame, Fault> {
         let base = call.pascal_args(m);
         let total: u32 = sizes.iter().sum();
-        let top = m.layout().stack.1;
+        // While an application runs its stack ends at `CurStackBase`, less the return
+        // address its entry was called with; above that lies its A5 world.
+        let top = m.stack_watch().map_or(m.layout().stack.1, |w| w.base - 4);
         if base.checked_add(total + result).is_none_or(|end| end > top) {
             return Err(Fault::misuse(
                 call.word,

@@ -10,10 +10,16 @@
 //! instead is a fault ([`RETURN_FROM_MAIN_IS_EXIT`]).
 //!
 //! Modelling choices (not settled by docs/mac-facts.md):
-//! * The A5 world is a nonrelocatable block of the application heap (below A5 + above A5
-//!   bytes), left unzeroed (mac-facts §12.3: do not assume below-A5 is zeroed); the application
-//!   parameters above A5 are zeroed. The stack is the machine's stack (not carved from the
-//!   partition).
+//! * **The partition** (docs/emulated-mac.md, "The application's partition and stack"): the
+//!   application zone is cut to a partition of [`Toolbox::partition`](super::Toolbox) bytes
+//!   (default: the `SIZE -1` resource's minimum size, the least a Finder may give it; the
+//!   whole application area without a `SIZE`). The A5 world (below A5 + above A5 bytes, left
+//!   unzeroed except the application parameters) sits at the partition's top; the stack
+//!   grows down from just below it (`CurStackBase`); `ApplLimit` = `CurStackBase` −
+//!   the machine's default stack (`DefltStack`: 8 KB on the 68000's compact Macs, 24 KB on
+//!   Color QuickDraw Macs), and the heap ends there. `_SetApplLimit` moves the limit (the
+//!   heap cannot shrink once `_MaxApplZone` grew it); SP below `ApplLimit` is system error
+//!   28 ([`crate::machine::StackWatch`]). [`AppRun::stack`] reports the stack's use.
 //! * `_LoadSeg` must be executed from a jump-table entry (at entry + 6, as the unloaded near
 //!   entry does); how the real one finds the entry is UNVERIFIED (mac-facts §12.3).
 
@@ -21,6 +27,7 @@ use super::resources::{self, APP_REF_NUM, CUR_MAP, ResEntry};
 use super::{Frame, Ret, Seen};
 use crate::error::{Fault, RunError};
 use crate::loader::Preserved;
+use crate::lowmem;
 use crate::machine::Machine;
 use crate::memory_manager::{STATE_LOCKED, STATE_RESOURCE, ZoneId};
 use crate::traps::TrapCall;
@@ -74,7 +81,49 @@ pub struct AppRun {
     pub a5: u32,
     /// Instructions executed.
     pub instructions: u64,
+    /// The stack: its size and deepest use.
+    pub stack: StackReport,
 }
+
+/// How much of its stack an application used ([`AppRun::stack`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackReport {
+    /// The partition's size in bytes.
+    pub partition: u32,
+    /// `CurStackBase`.
+    pub base: u32,
+    /// The stack's size when the application quit: `CurStackBase` − `ApplLimit`.
+    pub size: u32,
+    /// The most bytes below `CurStackBase` SP ever reached.
+    pub deepest: u32,
+}
+
+impl StackReport {
+    /// Bytes of the stack never used.
+    pub fn unused(&self) -> u32 {
+        self.size.saturating_sub(self.deepest)
+    }
+}
+
+impl std::fmt::Display for StackReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "stack high-water: {} of {} bytes used, {} unused (partition {} KB)",
+            self.deepest,
+            self.size,
+            self.unused(),
+            self.partition >> 10
+        )
+    }
+}
+
+/// `DefltStack` ($322): the default stack size the machine gives an application.
+pub const DEFLT_STACK: u32 = 0x322;
+/// The default stack of a Mac without Color QuickDraw (Plus, SE, Classic, Portable): 8 KB.
+pub const STACK_COMPACT: u32 = 8 << 10;
+/// The default stack of a Color QuickDraw Mac (the 68020+ models here): 24 KB.
+pub const STACK_COLOR: u32 = 24 << 10;
 
 /// Segment Loader state.
 #[derive(Default)]
@@ -88,6 +137,8 @@ pub struct SegmentState {
     exit_pc: u32,
     exit_sp: u32,
     running: bool,
+    /// `_MaxApplZone` ran: the heap reaches `ApplLimit` and cannot shrink.
+    pub zone_maxed: bool,
 }
 
 fn ds(e: &[u8], at: usize) -> u32 {
@@ -146,6 +197,16 @@ impl Machine {
                 ),
             ));
         }
+        // A launch starts with an empty application heap (`InitApplZone`): nothing of an
+        // earlier application's heap survives, nor its windows, menus or dialogs.
+        {
+            let (mm, bus) = self.memory_manager_and_bus();
+            mm.reinit_zone(bus, ZoneId::Application);
+            let tb = self.toolbox();
+            tb.wm = Default::default();
+            tb.mm = Default::default();
+            tb.dm = Default::default();
+        }
         {
             let tb = self.toolbox();
             tb.rm.entries = entries;
@@ -153,21 +214,14 @@ impl Machine {
             tb.script = app.script.iter().cloned().collect();
             tb.screen = Default::default();
         }
-        let block = self
-            .new_ptr(ZoneId::Application, below + above, false)
-            .map_err(|e| {
-                setup(
-                    self,
-                    format!("no room for a {}-byte A5 world: {e}", below + above),
-                )
-            })?;
+        let (block, stack_base, partition) = self.make_partition(below + above)?;
         let a5 = block + below;
         self.bus_mut().fill_host(a5, APP_PARAMS_LEN, 0);
         let jt = a5 + jt_off;
         self.write_code(jt, &code0[C0_JT..]);
         let top = self.layout().stack.1;
         self.write_u32(CURRENT_A5, a5);
-        self.write_u32(CUR_STACK_BASE, top);
+        self.write_u32(CUR_STACK_BASE, stack_base);
         let mut name = app.name.clone();
         name.resize(31, 0);
         self.write_u8(CUR_AP_NAME, app.name.len() as u8);
@@ -187,8 +241,28 @@ impl Machine {
                 ..Default::default()
             };
         }
-        let r = self.call_with_registers(jt + 2, &[], Preserved::NONE);
+        // The entry runs on the partition's stack: a start-up stub in a scrap block of the
+        // system heap sets SP = CurStackBase and calls the entry; should the entry return,
+        // the stub puts the machine's SP back and returns to the sentinel.
+        let boot = self
+            .new_ptr(ZoneId::System, 20, false)
+            .map_err(|e| setup(self, format!("no room for the start-up stub: {e}")))?;
+        let mut stub = vec![0x2E, 0x7C];
+        stub.extend_from_slice(&stack_base.to_be_bytes()); // movea.l #base,sp
+        stub.extend_from_slice(&[0x4E, 0xB9]);
+        stub.extend_from_slice(&(jt + 2).to_be_bytes()); // jsr entry
+        stub.extend_from_slice(&[0x2E, 0x7C]);
+        stub.extend_from_slice(&(top - 4).to_be_bytes()); // movea.l #machine SP,sp
+        stub.extend_from_slice(&[0x4E, 0x75]); // rts (to the sentinel)
+        self.write_code(boot, &stub);
+        self.watch_stack(Some(stack_base));
+        let r = self.call_with_registers(boot, &[], Preserved::NONE);
+        let watch = self.stack_watch();
+        self.watch_stack(None);
         self.toolbox().sl.running = false;
+        let limit = self.read_u32(lowmem::APPL_LIMIT);
+        self.end_partition();
+        let _ = self.dispose_ptr(boot);
         let (res, _) = r?;
         if !self.toolbox().sl.exited && !RETURN_FROM_MAIN_IS_EXIT {
             let f = Fault::Misuse {
@@ -205,8 +279,78 @@ impl Machine {
             unused_input: tb.script.iter().cloned().collect(),
             a5,
             instructions: res.instructions,
+            stack: StackReport {
+                partition,
+                base: stack_base,
+                size: stack_base.saturating_sub(limit),
+                deepest: watch.map_or(0, |w| stack_base - w.lowest),
+            },
         })
     }
+
+    /// Cut the application zone to the partition: `(A5 world block, CurStackBase, partition
+    /// size)`, with `ApplLimit`, `HeapEnd` and `DefltStack` set.
+    fn make_partition(&mut self, a5_world: u32) -> Result<(u32, u32, u32), RunError> {
+        let setup = |m: &Machine, msg: String| RunError::setup(m.model(), msg);
+        let size_min = self.toolbox().rm.entries.iter().find_map(|e| {
+            (&e.rtype == b"SIZE" && e.id == -1 && e.data.len() >= 10).then(|| ds(&e.data, 6))
+        });
+        let (start, full_end) = self.layout().application_heap;
+        let available = full_end - start;
+        let partition = self
+            .toolbox()
+            .partition
+            .or(size_min)
+            .unwrap_or(available)
+            .min(available);
+        let header = self.memory_manager().zone(ZoneId::Application).header;
+        let top = (start + partition) & !15;
+        let block = (top - a5_world) & !15;
+        let stack_base = block;
+        let deflt = if self.model() == crate::CpuModel::M68000 {
+            STACK_COMPACT
+        } else {
+            STACK_COLOR
+        };
+        let limit = stack_base
+            .checked_sub(deflt)
+            .filter(|&l| l > header + 0x4000)
+            .ok_or_else(|| {
+                setup(
+                    self,
+                    format!(
+                        "a {partition}-byte partition leaves no heap below a {deflt}-byte stack"
+                    ),
+                )
+            })?;
+        self.set_appl_limit_zone(limit).map_err(|e| {
+            setup(
+                self,
+                format!("the application zone cannot be cut to the partition: {e}"),
+            )
+        })?;
+        self.write_u32(DEFLT_STACK, deflt);
+        Ok((block, stack_base, partition))
+    }
+
+    /// Set `ApplLimit` and end the application zone there (`HeapEnd`).
+    fn set_appl_limit_zone(&mut self, limit: u32) -> Result<(), String> {
+        let header = self.memory_manager().zone(ZoneId::Application).header;
+        let end = self.memory_manager().zone(ZoneId::Application).end;
+        let (mm, bus) = self.memory_manager_and_bus();
+        if limit > end {
+            mm.unlimit_zone(bus, ZoneId::Application);
+        }
+        mm.limit_zone(bus, ZoneId::Application, limit - header)?;
+        let end = self.memory_manager().zone(ZoneId::Application).end;
+        self.write_u32(lowmem::APPL_LIMIT, limit);
+        self.write_u32(lowmem::HEAP_END, end);
+        Ok(())
+    }
+
+    /// After a run the partition stays as the application left it (its A5 world and heap
+    /// can be inspected); the next launch empties the zone and gives it its whole range.
+    fn end_partition(&mut self) {}
 }
 
 /// Whether `addr` lies in one of the running application's loaded `CODE` segments.
@@ -375,10 +519,35 @@ fn exit_to_shell(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
     Ok(())
 }
 
-/// `_MaxApplZone` (OS trap, no arguments): the model's application zone is already at its
-/// limit.
+/// `_MaxApplZone` (OS trap, no arguments): the model's application zone already reaches
+/// `ApplLimit`; from now on it cannot shrink (`_SetApplLimit` below it fails).
 fn max_appl_zone(m: &mut Machine, _call: &mut TrapCall) -> Result<(), Fault> {
+    m.toolbox().sl.zone_maxed = true;
     m.set_d(0, 0);
+    Ok(())
+}
+
+/// `_SetApplLimit` (OS trap, A0 = the new limit; D0 = the result): the heap may grow up to
+/// the new limit, and the stack down to it. A limit above `CurStackBase`, inside the zone's
+/// blocks, or below the heap `_MaxApplZone` already grew (a real heap does not shrink back)
+/// is refused with `memFullErr` and changes nothing.
+fn set_appl_limit(m: &mut Machine, call: &mut TrapCall) -> Result<(), Fault> {
+    let limit = m.a(0) & !1;
+    let base = m.read_u32(CUR_STACK_BASE);
+    let end = m.memory_manager().zone(ZoneId::Application).end;
+    let maxed = m.toolbox().sl.zone_maxed;
+    let ok = m.toolbox().sl.running
+        && limit < base
+        && !(maxed && limit < end)
+        && m.set_appl_limit_zone(limit).is_ok();
+    let err: i16 = if ok {
+        0
+    } else {
+        crate::memory_manager::MEM_FULL_ERR
+    };
+    m.set_d(0, err as i32 as u32);
+    m.write_u16(lowmem::MEM_ERR, err as u16);
+    let _ = call;
     Ok(())
 }
 
@@ -387,4 +556,5 @@ pub(crate) fn install(m: &mut Machine) {
     m.register_trap(0xA9F1, "UnloadSeg", unload_seg);
     m.register_trap(0xA9F4, "ExitToShell", exit_to_shell);
     m.register_trap(0xA063, "MaxApplZone", max_appl_zone);
+    m.register_trap(0xA02D, "SetApplLimit", set_appl_limit);
 }
