@@ -8,6 +8,7 @@ use retro68_build::prereq;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod figures;
 mod testrun;
 
 #[derive(Parser)]

@@ -218,6 +218,11 @@ fn steps(root: &Path, t: &mut Timings) -> Result<()> {
     // 0b. Every file in target/m68k/ that ships passes the verifier as shipped.
     t.step("verify shipped files", |_| crate::verify_shipped(&m68k_dir))?;
 
+    // 0c. The figures the README and docs quote are the build's and the code's.
+    t.step("docs quote true figures", |_| {
+        crate::figures::check(root, &m68k_dir)
+    })?;
+
     // 1. Everything `cargo test --workspace` runs, plus the tests that need m68k artifacts;
     // 1b. the driver suites again under more seeds: each seed is one reproducible choice
     // among what a real Mac may do (SCSI Manager 4.3 completion timing, underrun reporting).
