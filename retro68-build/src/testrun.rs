@@ -80,6 +80,46 @@ impl Timings {
         r
     }
 
+    /// Run `lanes` side by side, the steps of a lane one after the other (a lane stops at its
+    /// first failure); every step is timed as if run alone (its wall time, shared cores).
+    /// Fails with the first failure, after every lane has finished.
+    pub(crate) fn lanes(&mut self, lanes: Vec<Vec<(&'static str, Lane<'_>)>>) -> Result<()> {
+        let results: Vec<Vec<(&'static str, Duration, Result<()>)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = lanes
+                .into_iter()
+                .map(|lane| {
+                    s.spawn(move || {
+                        let mut done = Vec::new();
+                        for (name, f) in lane {
+                            eprintln!("xtask test: {name}");
+                            let start = Instant::now();
+                            let r = f();
+                            let failed = r.is_err();
+                            done.push((name, start.elapsed(), r));
+                            if failed {
+                                break;
+                            }
+                        }
+                        done
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a lane of xtask test panicked"))
+                .collect()
+        });
+        let mut first_error = None;
+        for (name, took, r) in results.into_iter().flatten() {
+            self.steps.push((name, took, r.is_ok()));
+            self.unit(name, name.to_string(), took, r.is_ok());
+            if let Err(e) = r {
+                first_error.get_or_insert(e.context(name));
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
     /// Record one unit of the step `step`.
     fn unit(&mut self, step: &'static str, what: String, took: Duration, ok: bool) {
         self.units.push(Timed {
@@ -162,6 +202,9 @@ impl Timings {
 
 const TESTS_STEP: &str = "tests";
 
+/// A step run in a lane of [`Timings::lanes`].
+pub(crate) type Lane<'a> = Box<dyn FnOnce() -> Result<()> + Send + 'a>;
+
 /// `cargo xtask test`.
 pub(crate) fn run(root: &Path) -> Result<()> {
     let mut t = Timings::new();
@@ -223,14 +266,42 @@ fn steps(root: &Path, t: &mut Timings) -> Result<()> {
         crate::figures::check(root, &m68k_dir)
     })?;
 
+    // 4. Byte-for-byte reproducible: a second build from scratch gives the same files. It
+    // needs only the first build, so it runs beside the tests (which leave cores idle at
+    // times: a binary with one long test, the single-threaded harness runs).
+    let coverage_dir = fresh_coverage_dir(root)?;
+    std::thread::scope(|s| -> Result<()> {
+        let second = s.spawn(|| {
+            eprintln!("xtask test: reproducible (second build from scratch, beside the tests)");
+            let start = Instant::now();
+            let r = crate::reproducible(root, &built);
+            (start.elapsed(), r)
+        });
+        let checks = tests_and_checks(root, t, &m68k_dir, &coverage_dir, &built);
+        let (took, r) = second.join().expect("the reproducibility build panicked");
+        let name = "reproducible (second build from scratch)";
+        t.steps.push((name, took, r.is_ok()));
+        t.unit(name, name.to_string(), took, r.is_ok());
+        checks?;
+        r
+    })
+}
+
+/// The tests and the harness runs, from the m68k artifacts in `m68k_dir`.
+fn tests_and_checks(
+    root: &Path,
+    t: &mut Timings,
+    m68k_dir: &Path,
+    coverage_dir: &Path,
+    built: &[pipeline::Built],
+) -> Result<()> {
     // 1. Everything `cargo test --workspace` runs, plus the tests that need m68k artifacts;
     // 1b. the driver suites again under more seeds: each seed is one reproducible choice
     // among what a real Mac may do (SCSI Manager 4.3 completion timing, underrun reporting).
     // Every emulated run records which driver instructions it executed.
-    let coverage_dir = fresh_coverage_dir(root)?;
     let env = [
-        ("FERRITE_M68K_DIR", m68k_dir.clone()),
-        (ferrite_emu::coverage::DIR_ENV, coverage_dir.clone()),
+        ("FERRITE_M68K_DIR", m68k_dir.to_path_buf()),
+        (ferrite_emu::coverage::DIR_ENV, coverage_dir.to_path_buf()),
     ];
     let binaries = t.step("cargo test --no-run (build the test binaries)", |_| {
         test_binaries(root)
@@ -256,54 +327,64 @@ fn steps(root: &Path, t: &mut Timings) -> Result<()> {
 
     // 1c. Coverage of the shipped driver over all of the above.
     t.step("driver coverage", |_| {
-        let cov = driver_coverage(root, &m68k_dir, &coverage_dir)?;
+        let cov = driver_coverage(root, m68k_dir, coverage_dir)?;
         println!("{}", cov.summary());
         check_coverage(root, &cov)
     })?;
 
-    // 2. Codegen conformance on the m68k crate's 68000/68020/68040 and on QEMU.
-    t.step("codegen conformance", |_| {
-        status(
-            crate::conformance_runner(root)
-                .arg(m68k_dir.join("test/codegen-suite.flat"))
-                .arg(m68k_dir.join("test/codegen-suite-linux.elf"))
-                .arg("--known")
-                .arg(root.join("tests/codegen/known-miscompiles.txt")),
-            "codegen conformance",
-        )
-    })?;
-
-    // 2b. The on-target differential tests, short run: the driver's logic modules and the
-    // shared parsers on random inputs, every 68k target against the host.
-    t.step("differential tests (short)", |_| {
-        crate::difftest(
-            root,
-            &m68k_dir,
-            crate::DIFFTEST_SHORT,
-            crate::DIFFTEST_SEED,
-            None,
-            None,
-            true,
-        )
-    })?;
-
-    // 2c. The random differential run of the compiler, short and with a fixed seed.
-    t.step("codegen fuzz (short)", |_| crate::fuzz_codegen_short(root))?;
-
-    // 3. Proof that the LLVM flag matters: without it, the build must be caught.
-    t.step("without the LLVM flag it is caught", |_| {
-        let with_flag = built
-            .iter()
-            .find(|b| b.artifact.name == "codegen-suite")
-            .expect("suite built");
-        crate::no_flag_is_caught(root, with_flag)
-    })?;
-
-    // 4. Byte-for-byte reproducible: a second build from scratch gives the same files.
-    t.step("reproducible (second build from scratch)", |_| {
-        crate::reproducible(root, &built)
-    })?;
-    Ok(())
+    // The harness runs are single-threaded: two lanes share the cores.
+    t.lanes(vec![
+        vec![
+            // 2. Codegen conformance on the m68k crate's 68000/68020/68040 and on QEMU.
+            (
+                "codegen conformance",
+                Box::new(|| {
+                    status(
+                        crate::conformance_runner(root)
+                            .arg(m68k_dir.join("test/codegen-suite.flat"))
+                            .arg(m68k_dir.join("test/codegen-suite-linux.elf"))
+                            .arg("--known")
+                            .arg(root.join("tests/codegen/known-miscompiles.txt")),
+                        "codegen conformance",
+                    )
+                }),
+            ),
+            // 2b. The on-target differential tests, short run: the driver's logic modules
+            // and the shared parsers on random inputs, every 68k target against the host.
+            (
+                "differential tests (short)",
+                Box::new(|| {
+                    crate::difftest(
+                        root,
+                        m68k_dir,
+                        crate::DIFFTEST_SHORT,
+                        crate::DIFFTEST_SEED,
+                        None,
+                        None,
+                        true,
+                    )
+                }),
+            ),
+        ],
+        vec![
+            // 2c. The random differential run of the compiler, short, with a fixed seed.
+            (
+                "codegen fuzz (short)",
+                Box::new(|| crate::fuzz_codegen_short(root)),
+            ),
+            // 3. Proof that the LLVM flag matters: without it, the build must be caught.
+            (
+                "without the LLVM flag it is caught",
+                Box::new(|| {
+                    let with_flag = built
+                        .iter()
+                        .find(|b| b.artifact.name == "codegen-suite")
+                        .expect("suite built");
+                    crate::no_flag_is_caught(root, with_flag)
+                }),
+            ),
+        ],
+    ])
 }
 
 /// One compiled test binary of the workspace.
