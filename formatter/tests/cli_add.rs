@@ -105,15 +105,10 @@ fn system_disk(s: &Scratch, name: &str, size: &str) {
     let drv = s.fake_ferrite(9000, false);
     ok(
         s,
-        &[
-            "init",
-            name,
-            "--size",
-            size,
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init {} --size {} --driver {} --no-setup-app",
+            &[name, size, &drv],
+        ),
     );
 }
 
@@ -203,19 +198,10 @@ fn system_source_disk(s: &Scratch) -> Vec<u8> {
     let drv = s.fake_ferrite(9000, false);
     ok(
         s,
-        &[
-            "init",
-            "src.hda",
-            "--size",
-            "24M",
-            "--volume",
-            "Old HD:12M",
-            "--volume",
-            "Other",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init src.hda --size 24M --volume {} --volume Other --driver {} --no-setup-app",
+            &["Old HD:12M", &drv],
+        ),
     );
     let boot = stand_in_boot_blocks("System", "Finder");
     let folder = stand_in_system_folder(s, "srchost", Some([0x07, 0x55]), Some(&boot));
@@ -244,20 +230,12 @@ fn add_plain_files_get_type_and_creator_from_the_extension() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "16M",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd("init d.hda --size 16M --driver {} --no-setup-app", &[&drv]),
     );
     std::fs::write(s.path("notes.txt"), b"line 1\nline 2\n").unwrap();
     std::fs::write(s.path("photo.JPG"), vec![0xFF; 70_000]).unwrap();
     std::fs::write(s.path("blob"), vec![7; 3]).unwrap();
-    let out = ok(&s, &["add", "d.hda", "notes.txt", "photo.JPG", "blob"]);
+    let out = ok(&s, &cmd("add d.hda notes.txt photo.JPG blob", &[]));
     assert!(out.contains("added notes.txt (TEXT/ttxt"), "{out}");
     let (data, rsrc, t, c) = read_file(&s.path("d.hda"), 0, &[b"notes.txt"]);
     assert_eq!(
@@ -279,7 +257,7 @@ fn add_plain_files_get_type_and_creator_from_the_extension() {
     std::fs::write(s.path("dos.txt"), b"a\r\nb\nc").unwrap();
     ok(
         &s,
-        &["add", "--text", "d.hda:Macintosh HD/T", "dos.txt", "blob"],
+        &cmd("add --text {} dos.txt blob", &["d.hda:Macintosh HD/T"]),
     );
     assert_eq!(
         read_file(&s.path("d.hda"), 0, &[b"T", b"dos.txt"]).0,
@@ -304,19 +282,10 @@ fn add_macbinary_and_appledouble_keep_forks_and_types() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "16M",
-            "--volume",
-            "One:6M",
-            "--volume",
-            "Two",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 16M --volume One:6M --volume Two --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     let mb = macbinary::MacFile {
         name: b"SimpleText".to_vec(),
@@ -351,13 +320,7 @@ fn add_macbinary_and_appledouble_keep_forks_and_types() {
     std::fs::write(s.path("._Doc"), &ad).unwrap();
     let out = ok(
         &s,
-        &[
-            "add",
-            "d.hda:Two/Stuff/Inner",
-            "SimpleText.bin",
-            "Doc",
-            "._Doc",
-        ],
+        &cmd("add d.hda:Two/Stuff/Inner SimpleText.bin Doc ._Doc", &[]),
     );
     assert!(
         out.contains("MacBinary") && out.contains("AppleDouble"),
@@ -391,15 +354,7 @@ fn add_copies_folders_recursively() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "16M",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd("init d.hda --size 16M --driver {} --no-setup-app", &[&drv]),
     );
     for (p, body) in [
         ("Games/readme.txt", "r"),
@@ -452,15 +407,7 @@ fn add_and_ls_errors_name_the_problem() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd("init d.hda --size 8M --driver {} --no-setup-app", &[&drv]),
     );
     let err = fails(&s, &["add", "d.hda", "missing.txt"]);
     assert!(

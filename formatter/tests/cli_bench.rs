@@ -29,42 +29,22 @@ fn bench_times_the_disks_driver_and_never_writes_the_image() {
     real_driver_available(&s);
     ok(
         &s,
-        &[
-            "init",
-            "on.hda",
-            "--size",
-            "24M",
-            "--no-setup-app",
-            "--date",
-            "2026-12-01",
-        ],
+        &cmd(
+            "init on.hda --size 24M --no-setup-app --date 2026-12-01",
+            &[],
+        ),
     );
     ok(
         &s,
-        &[
-            "init",
-            "off.hda",
-            "--size",
-            "24M",
-            "--no-setup-app",
-            "--date",
-            "2026-12-01",
-            "--write-cache",
-            "off",
-        ],
+        &cmd(
+            "init off.hda --size 24M --no-setup-app --date 2026-12-01 --write-cache off",
+            &[],
+        ),
     );
     let before = std::fs::read(s.path("on.hda")).unwrap();
     let out = ok(
         &s,
-        &[
-            "bench",
-            "on.hda",
-            "off.hda",
-            "--quick",
-            "--json",
-            "--write-cache",
-            "off",
-        ],
+        &cmd("bench on.hda off.hda --quick --json --write-cache off", &[]),
     );
     // Writes went to the emulated drive's copy, never to the files.
     assert!(std::fs::read(s.path("on.hda")).unwrap() == before);
@@ -109,15 +89,7 @@ fn bench_times_the_disks_driver_and_never_writes_the_image() {
     // The same run twice gives the same numbers (emulated time only).
     let again = ok(
         &s,
-        &[
-            "bench",
-            "on.hda",
-            "off.hda",
-            "--quick",
-            "--json",
-            "--write-cache",
-            "off",
-        ],
+        &cmd("bench on.hda off.hda --quick --json --write-cache off", &[]),
     );
     assert_eq!(out, again);
     // The text form names the driver and compares the disks.

@@ -22,7 +22,7 @@ fn init_disks_boot_with_their_volumes_mounted() {
     real_driver_available(&s);
     ok(
         &s,
-        &["init", "HD00_512.hda", "--size", "32M", "--setup-app", &app],
+        &cmd("init HD00_512.hda --size 32M --setup-app {}", &[&app]),
     );
     std::fs::write(s.path("hello.txt"), b"Hello through the driver\n").unwrap();
     ok(&s, &["add", "HD00_512.hda", "hello.txt"]);
@@ -34,20 +34,10 @@ fn init_disks_boot_with_their_volumes_mounted() {
     );
     ok(
         &s,
-        &[
-            "init",
-            "HD30_512.hda",
-            "--size",
-            "64M",
-            "--volume",
-            "System:20M",
-            "--volume",
-            "Apps:20M",
-            "--volume",
-            "Data",
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init HD30_512.hda --size 64M --volume System:20M --volume Apps:20M --volume Data --setup-app {}",
+            &[&app],
+        ),
     );
     ok(&s, &["add", "HD30_512.hda:Data/Docs", "hello.txt"]);
     boots(
@@ -58,16 +48,10 @@ fn init_disks_boot_with_their_volumes_mounted() {
     );
     ok(
         &s,
-        &[
-            "init",
-            "HD40_512.hda",
-            "--size",
-            "32M",
-            "--write-cache",
-            "off",
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init HD40_512.hda --size 32M --write-cache off --setup-app {}",
+            &[&app],
+        ),
     );
     boots(&s, "HD40_512.hda", &["Macintosh HD"], None);
 }
@@ -94,18 +78,10 @@ fn converted_and_reinstalled_disks_boot() {
     let vendor = s.third_party(7000);
     ok(
         &s,
-        &[
-            "init",
-            "HD20_512.hda",
-            "--size",
-            "16M",
-            "--volume",
-            "Vendor",
-            "--driver",
-            &vendor,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init HD20_512.hda --size 16M --volume Vendor --driver {} --setup-app {}",
+            &[&vendor, &app],
+        ),
     );
     ok(
         &s,
@@ -180,16 +156,10 @@ fn the_setup_app_on_an_init_disk_runs_and_lists_the_disk() {
     ] {
         let out = ok(
             &s,
-            &[
-                "boot",
-                "HD20_512.hda",
-                "--cpu",
-                cpu,
-                "--rom",
-                rom,
-                "--launch",
-                "Macintosh HD:Ferrite Setup",
-            ],
+            &cmd(
+                "boot HD20_512.hda --cpu {} --rom {} --launch {}",
+                &[cpu, rom, "Macintosh HD:Ferrite Setup"],
+            ),
         );
         assert!(out.contains("window \"SCSI Bus\":"), "{cpu}:\n{out}");
         assert!(

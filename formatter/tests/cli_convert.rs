@@ -41,14 +41,10 @@ fn convert_wraps_a_bare_volume() {
     ok(&s, &["check", "old.dsk"]);
     let out = ok(
         &s,
-        &[
-            "convert",
-            "old.dsk",
-            "new.hda",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "convert old.dsk new.hda --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(out.contains("Old Disk"), "{out}");
     let parts = partitions(&s.path("new.hda"), 512);
@@ -69,16 +65,10 @@ fn convert_wraps_a_bare_volume() {
     // --size leaves room after the volume; refuses to overwrite; a non-HFS input is refused.
     ok(
         &s,
-        &[
-            "convert",
-            "old.dsk",
-            "big.hda",
-            "--size",
-            "10M",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "convert old.dsk big.hda --size 10M --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert_eq!(
         partitions(&s.path("big.hda"), 512).last().unwrap().kind,
@@ -86,28 +76,18 @@ fn convert_wraps_a_bare_volume() {
     );
     let err = fails(
         &s,
-        &[
-            "convert",
-            "old.dsk",
-            "new.hda",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "convert old.dsk new.hda --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(err.contains("--force"), "{err}");
     let err = fails(
         &s,
-        &[
-            "convert",
-            "old.dsk",
-            "small.hda",
-            "--size",
-            "1M",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "convert old.dsk small.hda --size 1M --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(err.contains("too small"), "{err}");
     // A DiskCopy 4.2 image of the same volume.
@@ -115,14 +95,10 @@ fn convert_wraps_a_bare_volume() {
     std::fs::write(s.path("old.image"), diskcopy42(&raw)).unwrap();
     ok(
         &s,
-        &[
-            "convert",
-            "old.image",
-            "dc.hda",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "convert old.image dc.hda --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert_eq!(
         read_file(&s.path("dc.hda"), 0, &[b"ReadMe"]).0,
@@ -131,14 +107,7 @@ fn convert_wraps_a_bare_volume() {
     std::fs::write(s.path("junk.dsk"), vec![0u8; 1 << 20]).unwrap();
     let err = fails(
         &s,
-        &[
-            "convert",
-            "junk.dsk",
-            "j.hda",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd("convert junk.dsk j.hda --driver {} --no-setup-app", &[&drv]),
     );
     assert!(err.contains("not a bare HFS volume"), "{err}");
 }
@@ -155,15 +124,10 @@ fn convert_puts_ferrite_setup_on_the_volume() {
     let before = std::fs::read(s.path("old.dsk")).unwrap();
     let out = ok(
         &s,
-        &[
-            "convert",
-            "old.dsk",
-            "new.hda",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "convert old.dsk new.hda --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     assert!(
         out.contains("Ferrite Setup (APPL/FRRT") && out.contains("root folder"),
@@ -184,14 +148,10 @@ fn convert_puts_ferrite_setup_on_the_volume() {
     // --no-setup-app: the volume as it was.
     let out = ok(
         &s,
-        &[
-            "convert",
-            "old.dsk",
-            "bare.hda",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "convert old.dsk bare.hda --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(out.contains("no Ferrite Setup (--no-setup-app)"), "{out}");
     let ls = ok(&s, &["ls", "bare.hda"]);
@@ -204,15 +164,10 @@ fn convert_puts_ferrite_setup_on_the_volume() {
     ok(&s, &["extract", "new.hda", "again.dsk"]);
     let o = ferrite_in(
         &s.0,
-        &[
-            "convert",
-            "again.dsk",
-            "again.hda",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "convert again.dsk again.hda --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
@@ -245,15 +200,10 @@ fn convert_puts_ferrite_setup_on_the_volume() {
     drop(img);
     let err = fails(
         &s,
-        &[
-            "convert",
-            "full.dsk",
-            "full.hda",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "convert full.dsk full.hda --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     assert!(
         err.contains("\"Full\"")
@@ -264,29 +214,20 @@ fn convert_puts_ferrite_setup_on_the_volume() {
     assert!(!s.path("full.hda").exists(), "no disk is made");
     ok(
         &s,
-        &[
-            "convert",
-            "full.dsk",
-            "full.hda",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "convert full.dsk full.hda --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
 
     // A bad application: refused before the disk is made.
     std::fs::write(s.path("junk.bin"), b"not MacBinary").unwrap();
     let err = fails(
         &s,
-        &[
-            "convert",
-            "old.dsk",
-            "junk.hda",
-            "--driver",
-            &drv,
-            "--setup-app",
-            "junk.bin",
-        ],
+        &cmd(
+            "convert old.dsk junk.hda --driver {} --setup-app junk.bin",
+            &[&drv],
+        ),
     );
     assert!(err.contains("--setup-app junk.bin"), "{err}");
     assert!(!s.path("junk.hda").exists());
@@ -298,19 +239,10 @@ fn install_driver_over_a_third_party_driver_keeps_the_volumes() {
     let vendor = s.third_party(7000);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "16M",
-            "--volume",
-            "A:6M",
-            "--volume",
-            "B",
-            "--driver",
-            &vendor,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 16M --volume A:6M --volume B --driver {} --no-setup-app",
+            &[&vendor],
+        ),
     );
     std::fs::write(s.path("f.txt"), b"survives").unwrap();
     ok(&s, &["add", "d.hda:B", "f.txt"]);
@@ -330,14 +262,10 @@ fn install_driver_over_a_third_party_driver_keeps_the_volumes() {
     // Only the settings change: the flag flips, the checksum follows.
     ok(
         &s,
-        &[
-            "install-driver",
-            "d.hda",
-            "--driver",
-            &drv,
-            "--write-cache",
-            "off",
-        ],
+        &cmd(
+            "install-driver d.hda --driver {} --write-cache off",
+            &[&drv],
+        ),
     );
     assert!(
         !Settings::read(&driver_on_disk(&s.path("d.hda")))
@@ -422,15 +350,7 @@ fn check_reports_damage_with_a_non_zero_exit() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd("init d.hda --size 8M --driver {} --no-setup-app", &[&drv]),
     );
     // Corrupt drFreeBks in the volume's MDB (partition at block 96, MDB at +1024, field +0x22).
     let mut b = std::fs::read(s.path("d.hda")).unwrap();
@@ -460,19 +380,10 @@ fn extract_writes_one_volume_of_a_disk_to_a_file() {
     let drv = s.fake_ferrite(9000, false);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "20M",
-            "--volume",
-            "System:8M",
-            "--volume",
-            "Data",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 20M --volume System:8M --volume Data --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     std::fs::write(s.path("note.txt"), b"kept\n").unwrap();
     ok(&s, &["add", "d.hda:Data", "note.txt"]);
@@ -503,14 +414,10 @@ fn extract_writes_one_volume_of_a_disk_to_a_file() {
     // And back into a disk.
     ok(
         &s,
-        &[
-            "convert",
-            "Data.dsk",
-            "HD10_512.hda",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "convert Data.dsk HD10_512.hda --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(ok(&s, &["ls", "HD10_512.hda"]).contains("note.txt"));
 }

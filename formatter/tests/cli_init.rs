@@ -26,16 +26,10 @@ fn init_default_makes_one_volume_filling_the_disk() {
     let drv = s.fake_ferrite(9000, true);
     let out = ok(
         &s,
-        &[
-            "init",
-            "disk.hda",
-            "--size",
-            "20M",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init disk.hda --size 20M --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     assert!(out.contains("Macintosh HD"), "{out}");
     assert!(
@@ -74,20 +68,10 @@ fn init_multi_volume_and_free_space() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "64M",
-            "--volume",
-            "System:20M",
-            "--volume",
-            "Data:30M",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init d.hda --size 64M --volume System:20M --volume Data:30M --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     let parts = partitions(&s.path("d.hda"), 512);
     let summary: Vec<(&str, &str, u32)> = parts
@@ -109,20 +93,10 @@ fn init_multi_volume_and_free_space() {
     // The last volume without a size takes the rest.
     ok(
         &s,
-        &[
-            "init",
-            "e.hda",
-            "--size",
-            "64M",
-            "--volume",
-            "A:20M",
-            "--volume",
-            "B",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init e.hda --size 64M --volume A:20M --volume B --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     let parts = partitions(&s.path("e.hda"), 512);
     assert_eq!(parts.last().unwrap().name, "B");
@@ -144,47 +118,27 @@ fn init_into_a_directory_uses_bluescsi_names() {
     std::fs::create_dir(s.path("sd")).unwrap();
     ok(
         &s,
-        &[
-            "init",
-            "sd",
-            "--size",
-            "8M",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init sd --size 8M --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     assert!(s.path("sd/HD00_512.hda").is_file());
     ok(
         &s,
-        &[
-            "init",
-            "sd",
-            "--size",
-            "8M",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init sd --size 8M --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     assert!(s.path("sd/HD10_512.hda").is_file(), "the next free ID");
     std::fs::write(s.path("sd/CD20.iso"), b"").unwrap();
     ok(
         &s,
-        &[
-            "init",
-            "sd",
-            "--size",
-            "8M",
-            "--block-size",
-            "2048",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init sd --size 8M --block-size 2048 --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     assert!(
         s.path("sd/HD30_2048.hda").is_file(),
@@ -213,16 +167,10 @@ fn init_into_a_directory_uses_bluescsi_names() {
     // The block size comes from the file name when not given.
     ok(
         &s,
-        &[
-            "init",
-            "HD50_1024.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init HD50_1024.hda --size 8M --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     assert!(ok(&s, &["info", "HD50_1024.hda"]).contains("blocks of 1024 bytes"));
 }
@@ -234,31 +182,19 @@ fn init_refuses_an_existing_disk_without_force() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init d.hda --size 8M --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     std::fs::write(s.path("a.txt"), b"keep me").unwrap();
     ok(&s, &["add", "d.hda", "a.txt"]);
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init d.hda --size 8M --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     assert!(
         err.contains("already holds a partition map") && err.contains("--force"),
@@ -275,23 +211,16 @@ fn init_refuses_an_existing_disk_without_force() {
     drop(img);
     let err = fails(
         &s,
-        &["init", "bare.dsk", "--driver", &drv, "--setup-app", &app],
+        &cmd("init bare.dsk --driver {} --setup-app {}", &[&drv, &app]),
     );
     assert!(err.contains("an HFS volume"), "{err}");
     // --force erases; an existing file keeps its size unless --size is given.
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--force",
-            "--volume",
-            "New",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init d.hda --force --volume New --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     assert_eq!(std::fs::metadata(s.path("d.hda")).unwrap().len(), 8 << 20);
     let ls = ok(&s, &["ls", "d.hda"]);
@@ -308,132 +237,69 @@ fn init_errors_name_the_problem() {
     let drv = s.fake_ferrite(9000, true);
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "12Q",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd("init d.hda --size 12Q --driver {} --no-setup-app", &[&drv]),
     );
     assert!(err.contains("bad size") && err.contains("2G"), "{err}");
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "100K",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd("init d.hda --size 100K --driver {} --no-setup-app", &[&drv]),
     );
     assert!(err.contains("too small") && err.contains("--size"), "{err}");
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "64M",
-            "--volume",
-            "A",
-            "--volume",
-            "B",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 64M --volume A --volume B --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(err.contains("only the last"), "{err}");
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "64M",
-            "--volume",
-            "A:100M",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 64M --volume A:100M --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(err.contains("too small"), "{err}");
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "64M",
-            "--volume",
-            "Bad:Name:1M",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 64M --volume Bad:Name:1M --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(err.contains("':'"), "{err}");
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "64M",
-            "--block-size",
-            "600",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 64M --block-size 600 --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(err.contains("block size 600"), "{err}");
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "8M",
-            "--driver",
-            "missing.drvr",
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 8M --driver missing.drvr --no-setup-app",
+            &[],
+        ),
     );
     assert!(err.contains("missing.drvr"), "{err}");
     let err = fails(
         &s,
-        &[
-            "init",
-            "nowhere/d.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init nowhere/d.hda --size 8M --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(err.contains("does not exist"), "{err}");
     let vendor = s.third_party(5000);
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &vendor,
-            "--write-cache",
-            "off",
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 8M --driver {} --write-cache off --no-setup-app",
+            &[&vendor],
+        ),
     );
     assert!(err.contains("Ferrite"), "{err}");
     assert!(
@@ -451,24 +317,10 @@ fn init_puts_ferrite_setup_on_every_volume() {
     let drv = s.fake_ferrite(9000, true);
     let out = ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "48M",
-            "--volume",
-            "System:12M",
-            "--volume",
-            "Apps:12M",
-            "--volume",
-            "Small:400K",
-            "--volume",
-            "Data",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init d.hda --size 48M --volume System:12M --volume Apps:12M --volume Small:400K --volume Data --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     assert!(out.contains("Ferrite Setup (APPL/FRRT"), "{out}");
     for n in 0..4 {
@@ -504,19 +356,10 @@ fn init_no_setup_app_leaves_it_out() {
     let drv = s.fake_ferrite(9000, true);
     let out = ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "16M",
-            "--volume",
-            "One:6M",
-            "--volume",
-            "Two",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 16M --volume One:6M --volume Two --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(out.contains("no Ferrite Setup"), "{out}");
     for v in ["One", "Two"] {
@@ -527,17 +370,10 @@ fn init_no_setup_app_leaves_it_out() {
     // Not both.
     let err = fails(
         &s,
-        &[
-            "init",
-            "e.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init e.hda --size 8M --driver {} --setup-app {} --no-setup-app",
+            &[&drv, &app],
+        ),
     );
     assert!(err.contains("cannot be used with"), "{err}");
     assert!(!s.path("e.hda").exists());
@@ -549,7 +385,7 @@ fn init_uses_the_embedded_setup_app_or_says_how_to_build_it() {
     let drv = s.fake_ferrite(9000, true);
     if EMBEDDED_SETUP_APP.is_empty() {
         // Built before `cargo xtask build`: refused in one line naming the fixes, nothing made.
-        let err = fails(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+        let err = fails(&s, &cmd("init d.hda --size 8M --driver {}", &[&drv]));
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(
             err.contains("without Ferrite Setup")
@@ -562,7 +398,7 @@ fn init_uses_the_embedded_setup_app_or_says_how_to_build_it() {
     } else {
         // The real application: type APPL, creator FRRT, hasBundle, CODE in its resource fork.
         let mb = macbinary::parse(EMBEDDED_SETUP_APP).expect("the embedded MacBinary parses");
-        ok(&s, &["init", "d.hda", "--size", "8M", "--driver", &drv]);
+        ok(&s, &cmd("init d.hda --size 8M --driver {}", &[&drv]));
         let (e, data, rsrc) = file_entry(&s.path("d.hda"), 0, b"Ferrite Setup");
         let EntryKind::File {
             file_type,
@@ -588,16 +424,10 @@ fn init_refuses_a_bad_setup_app_before_touching_the_disk() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init d.hda --size 8M --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     std::fs::write(s.path("a.txt"), b"keep me").unwrap();
     ok(&s, &["add", "d.hda", "a.txt"]);
@@ -643,15 +473,10 @@ fn init_refuses_a_bad_setup_app_before_touching_the_disk() {
         std::fs::write(s.path(name), bytes).unwrap();
         let err = fails(
             &s,
-            &[
-                "init",
-                "d.hda",
-                "--force",
-                "--driver",
-                &drv,
-                "--setup-app",
-                name,
-            ],
+            &cmd(
+                "init d.hda --force --driver {} --setup-app {}",
+                &[&drv, name],
+            ),
         );
         assert!(
             err.contains(says) && err.contains(name) && err.contains("--no-setup-app"),
@@ -663,49 +488,29 @@ fn init_refuses_a_bad_setup_app_before_touching_the_disk() {
         );
         fails(
             &s,
-            &[
-                "init",
-                "new.hda",
-                "--size",
-                "8M",
-                "--driver",
-                &drv,
-                "--setup-app",
-                name,
-            ],
+            &cmd(
+                "init new.hda --size 8M --driver {} --setup-app {}",
+                &[&drv, name],
+            ),
         );
         assert!(!s.path("new.hda").exists(), "{name}: a disk was created");
     }
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--force",
-            "--driver",
-            &drv,
-            "--setup-app",
-            "missing.bin",
-        ],
+        &cmd(
+            "init d.hda --force --driver {} --setup-app missing.bin",
+            &[&drv],
+        ),
     );
     assert!(err.contains("missing.bin"), "{err}");
     // An application too big for a volume is refused before anything is written.
     std::fs::write(s.path("big.bin"), with(&|a| a.data = vec![1; 500 << 10])).unwrap();
     let err = fails(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--force",
-            "--volume",
-            "Tiny:400K",
-            "--volume",
-            "Rest",
-            "--driver",
-            &drv,
-            "--setup-app",
-            "big.bin",
-        ],
+        &cmd(
+            "init d.hda --force --volume Tiny:400K --volume Rest --driver {} --setup-app big.bin",
+            &[&drv],
+        ),
     );
     assert!(
         err.contains("\"Tiny\"") && err.contains("too little for Ferrite Setup"),
@@ -721,17 +526,10 @@ fn write_cache_setting_is_written_into_the_driver() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "8M",
-            "--write-cache",
-            "off",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init d.hda --size 8M --write-cache off --driver {} --no-setup-app",
+            &[&drv],
+        ),
     );
     assert!(
         !Settings::read(&driver_on_disk(&s.path("d.hda")))
@@ -809,16 +607,10 @@ fn transfer_settings_are_written_shown_and_kept() {
     );
     let out = ok(
         &s,
-        &[
-            "install-driver",
-            "d.hda",
-            "--driver",
-            &drv2,
-            "--transfer-mode",
-            "blind",
-            "--max-blocks",
-            "0",
-        ],
+        &cmd(
+            "install-driver d.hda --driver {} --transfer-mode blind --max-blocks 0",
+            &[&drv2],
+        ),
     );
     assert!(out.contains("transfer mode blind, no cap"), "{out}");
     assert_eq!(
@@ -829,35 +621,17 @@ fn transfer_settings_are_written_shown_and_kept() {
     let v1 = s.fake_ferrite(9000, true);
     let err = fails(
         &s,
-        &[
-            "init",
-            "e.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &v1,
-            "--no-setup-app",
-            "--transfer-mode",
-            "polled",
-        ],
+        &cmd(
+            "init e.hda --size 8M --driver {} --no-setup-app --transfer-mode polled",
+            &[&v1],
+        ),
     );
     assert!(err.contains("predates the transfer-mode settings"), "{err}");
-    fails(
-        &s,
-        &["init", "e.hda", "--size", "8M", "--transfer-mode", "fast"],
-    );
+    fails(&s, &cmd("init e.hda --size 8M --transfer-mode fast", &[]));
     // Over a version-1 driver, the new driver starts with its own transfer defaults.
     ok(
         &s,
-        &[
-            "init",
-            "f.hda",
-            "--size",
-            "8M",
-            "--driver",
-            &v1,
-            "--no-setup-app",
-        ],
+        &cmd("init f.hda --size 8M --driver {} --no-setup-app", &[&v1]),
     );
     ok(&s, &["install-driver", "f.hda", "--driver", &drv2]);
     let f = Settings::read(&driver_on_disk(&s.path("f.hda"))).unwrap();
@@ -877,15 +651,10 @@ fn sizes_are_parsed_like_people_write_them() {
         let name = format!("d{bytes}.hda");
         ok(
             &s,
-            &[
-                "init",
-                &name,
-                "--size",
-                arg,
-                "--driver",
-                &drv,
-                "--no-setup-app",
-            ],
+            &cmd(
+                "init {} --size {} --driver {} --no-setup-app",
+                &[&name, arg, &drv],
+            ),
         );
         assert_eq!(
             std::fs::metadata(s.path(&name)).unwrap().len(),
@@ -896,14 +665,10 @@ fn sizes_are_parsed_like_people_write_them() {
     for bad in ["", "M", "1.5", "-3M", "2X"] {
         let err = fails(
             &s,
-            &[
-                "init",
-                "bad.hda",
-                &format!("--size={bad}"),
-                "--driver",
-                &drv,
-                "--no-setup-app",
-            ],
+            &cmd(
+                "init bad.hda {} --driver {} --no-setup-app",
+                &[&format!("--size={bad}"), &drv],
+            ),
         );
         assert!(err.contains("size"), "{bad}: {err}");
     }
@@ -948,7 +713,7 @@ fn init_with_a_date_makes_the_same_disk_twice() {
     assert_eq!(v.info().created, date_2026_12_01_10h);
     let e = fails(
         &s,
-        &["init", "c.hda", "--date", "2026-02-30", "--driver", &drv],
+        &cmd("init c.hda --date 2026-02-30 --driver {}", &[&drv]),
     );
     assert!(e.contains("no such day"), "{e}");
 }
@@ -963,23 +728,10 @@ fn init_writes_what_the_core_initialize_writes() {
     let drv = s.fake_ferrite_v2(14_000);
     ok(
         &s,
-        &[
-            "init",
-            &s.p("disk.img"),
-            "--size",
-            "20M",
-            "--volume",
-            "System:10M",
-            "--volume",
-            "Data",
-            "--driver",
-            &drv,
-            "--write-cache",
-            "off",
-            "--no-setup-app",
-            "--date",
-            "2027-01-01",
-        ],
+        &cmd(
+            "init {} --size 20M --volume System:10M --volume Data --driver {} --write-cache off --no-setup-app --date 2027-01-01",
+            &[&s.p("disk.img"), &drv],
+        ),
     );
     let written = std::fs::read(s.path("disk.img")).unwrap();
     let first = ferrite_formatter::apm::read_map(&mut ferrite_formatter::MemDisk::from_bytes(

@@ -38,20 +38,10 @@ fn parted_and_hfsutils_read_what_ferrite_makes() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "40M",
-            "--volume",
-            "First:16M",
-            "--volume",
-            "Second",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init d.hda --size 40M --volume First:16M --volume Second --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     std::fs::write(s.path("a.txt"), b"alpha").unwrap();
     std::fs::write(s.path("b.gif"), b"GIF89a").unwrap();
@@ -94,16 +84,10 @@ fn measure_init_2g_against_parted_and_hformat() {
     let t = std::time::Instant::now();
     ok(
         &s,
-        &[
-            "init",
-            "f.hda",
-            "--size",
-            "2G",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init f.hda --size 2G --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     let ours = t.elapsed();
     let t = std::time::Instant::now();
@@ -150,20 +134,10 @@ fn hfsutils_macutils_and_machfs_read_ferrite_setup() {
     let drv = s.fake_ferrite(9000, true);
     ok(
         &s,
-        &[
-            "init",
-            "d.hda",
-            "--size",
-            "24M",
-            "--volume",
-            "First:8M",
-            "--volume",
-            "Second",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "init d.hda --size 24M --volume First:8M --volume Second --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     let want = test_app();
     let disk = s.p("d.hda");
@@ -272,15 +246,10 @@ fn hfsutils_reads_ferrite_setup_on_a_converted_volume() {
     bare_volume(&s, "old.dsk");
     ok(
         &s,
-        &[
-            "convert",
-            "old.dsk",
-            "d.hda",
-            "--driver",
-            &drv,
-            "--setup-app",
-            &app,
-        ],
+        &cmd(
+            "convert old.dsk d.hda --driver {} --setup-app {}",
+            &[&drv, &app],
+        ),
     );
     let want = test_app();
     let mounted = s.tool("hmount", &[&s.p("d.hda"), "1"]);

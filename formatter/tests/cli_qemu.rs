@@ -48,15 +48,10 @@ fn qemu_disk(s: &Scratch, disk: &str) {
     let drv = s.fake_ferrite(9000, false);
     ok(
         s,
-        &[
-            "init",
-            disk,
-            "--size",
-            "20M",
-            "--driver",
-            &drv,
-            "--no-setup-app",
-        ],
+        &cmd(
+            "init {} --size 20M --driver {} --no-setup-app",
+            &[disk, &drv],
+        ),
     );
     std::fs::write(s.path("install.iso"), vec![0u8; 4096]).unwrap();
 }
@@ -68,15 +63,10 @@ fn qemu_dry_run_prints_the_command() {
     let rom = fake_rom(&s, "Q800.ROM", 1 << 20, 0xF1AC_AD13, true);
     let out = ferrite_in(
         &s.0,
-        &[
-            "qemu",
-            "HD20_512.hda",
-            "--rom",
-            &rom,
-            "--cdrom",
-            "install.iso",
-            "--dry-run",
-        ],
+        &cmd(
+            "qemu HD20_512.hda --rom {} --cdrom install.iso --dry-run",
+            &[&rom],
+        ),
     );
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
@@ -109,24 +99,10 @@ fn qemu_dry_run_prints_the_command() {
     // The PRAM file is kept; the ID, RAM and more QEMU arguments as asked; the CD moves off ID 3.
     let out = ok(
         &s,
-        &[
-            "qemu",
-            "HD20_512.hda",
-            "--rom",
-            &rom,
-            "--cdrom",
-            "install.iso",
-            "--id",
-            "3",
-            "--ram",
-            "64",
-            "--pram",
-            "HD20_512.pram",
-            "--dry-run",
-            "--",
-            "-g",
-            "1152x870x8",
-        ],
+        &cmd(
+            "qemu HD20_512.hda --rom {} --cdrom install.iso --id 3 --ram 64 --pram HD20_512.pram --dry-run -- -g 1152x870x8",
+            &[&rom],
+        ),
     );
     assert!(
         out.contains(" -m 64 ")
@@ -137,7 +113,10 @@ fn qemu_dry_run_prints_the_command() {
     );
     // Paths with spaces are quoted for the shell; commas are doubled inside -drive.
     std::fs::copy(s.path("HD20_512.hda"), s.path("My Disk,1.hda")).unwrap();
-    let out = ok(&s, &["qemu", "My Disk,1.hda", "--rom", &rom, "--dry-run"]);
+    let out = ok(
+        &s,
+        &cmd("qemu {} --rom {} --dry-run", &["My Disk,1.hda", &rom]),
+    );
     assert!(
         out.contains("'file=My Disk,,1.pram,format=raw,if=mtd'")
             && out.contains("scsi-id=0,drive=hd0"),
@@ -148,7 +127,7 @@ fn qemu_dry_run_prints_the_command() {
     let e = String::from_utf8_lossy(
         &ferrite_in(
             &s.0,
-            &["qemu", "HD20_512.hda", "--rom", &other, "--dry-run"],
+            &cmd("qemu HD20_512.hda --rom {} --dry-run", &[&other]),
         )
         .stderr,
     )
@@ -158,7 +137,7 @@ fn qemu_dry_run_prints_the_command() {
     let e = String::from_utf8_lossy(
         &ferrite_in(
             &s.0,
-            &["qemu", "HD20_512.hda", "--rom", &damaged, "--dry-run"],
+            &cmd("qemu HD20_512.hda --rom {} --dry-run", &[&damaged]),
         )
         .stderr,
     )
@@ -172,68 +151,46 @@ fn qemu_refuses_what_cannot_boot() {
     qemu_disk(&s, "HD00_512.hda");
     let rom = fake_rom(&s, "Q800.ROM", 1 << 20, 0xF1AC_AD13, true);
     let small = fake_rom(&s, "small.rom", 512 << 10, 0x0102_0304, true);
-    let e = fails(&s, &["qemu", "HD00_512.hda", "--rom", &small, "--dry-run"]);
+    let e = fails(&s, &cmd("qemu HD00_512.hda --rom {} --dry-run", &[&small]));
     assert!(
         e.contains("524288 bytes") && e.contains("1 MiB") && e.contains("F1ACAD13"),
         "{e}"
     );
     let q700 = fake_rom(&s, "q700.rom", 1 << 20, 0x420D_BFF3, true);
-    let e = fails(&s, &["qemu", "HD00_512.hda", "--rom", &q700, "--dry-run"]);
+    let e = fails(&s, &cmd("qemu HD00_512.hda --rom {} --dry-run", &[&q700]));
     assert!(e.contains("Quadra 700") && e.contains("F1ACAD13"), "{e}");
     let e = fails(
         &s,
-        &["qemu", "HD00_512.hda", "--rom", "missing.rom", "--dry-run"],
+        &cmd("qemu HD00_512.hda --rom missing.rom --dry-run", &[]),
     );
     assert!(e.contains("cannot read the ROM file missing.rom"), "{e}");
     bare_volume(&s, "old.dsk");
-    let e = fails(&s, &["qemu", "old.dsk", "--rom", &rom, "--dry-run"]);
+    let e = fails(&s, &cmd("qemu old.dsk --rom {} --dry-run", &[&rom]));
     assert!(
         e.contains("bare volume") && e.contains("ferrite convert"),
         "{e}"
     );
     let e = fails(
         &s,
-        &[
-            "qemu",
-            "HD00_512.hda",
-            "--rom",
-            &rom,
-            "--id",
-            "7",
-            "--dry-run",
-        ],
+        &cmd("qemu HD00_512.hda --rom {} --id 7 --dry-run", &[&rom]),
     );
     assert!(e.contains("0 to 6"), "{e}");
     let e = fails(
         &s,
-        &[
-            "qemu",
-            "HD00_512.hda",
-            "--rom",
-            &rom,
-            "--ram",
-            "2048",
-            "--dry-run",
-        ],
+        &cmd("qemu HD00_512.hda --rom {} --ram 2048 --dry-run", &[&rom]),
     );
     assert!(e.contains("1024"), "{e}");
     std::fs::write(s.path("HD00_512.pram"), [0u8; 100]).unwrap();
-    let e = fails(&s, &["qemu", "HD00_512.hda", "--rom", &rom, "--dry-run"]);
+    let e = fails(&s, &cmd("qemu HD00_512.hda --rom {} --dry-run", &[&rom]));
     assert!(e.contains("100 bytes") && e.contains("256"), "{e}");
     std::fs::remove_file(s.path("HD00_512.pram")).unwrap();
     // A SCSI ID taken twice: the disk's, or the CD's, by a device in the extra arguments.
     let e = fails(
         &s,
-        &[
-            "qemu",
-            "HD00_512.hda",
-            "--rom",
-            &rom,
-            "--dry-run",
-            "--",
-            "-device",
-            "scsi-hd,scsi-id=0,drive=x",
-        ],
+        &cmd(
+            "qemu HD00_512.hda --rom {} --dry-run -- -device scsi-hd,scsi-id=0,drive=x",
+            &[&rom],
+        ),
     );
     assert!(
         e.contains("SCSI ID 0 is in use") && e.contains("the disk"),
@@ -241,18 +198,10 @@ fn qemu_refuses_what_cannot_boot() {
     );
     let e = fails(
         &s,
-        &[
-            "qemu",
-            "HD00_512.hda",
-            "--rom",
-            &rom,
-            "--cdrom",
-            "install.iso",
-            "--dry-run",
-            "--",
-            "-device",
-            "scsi-hd,drive=x,scsi-id=3",
-        ],
+        &cmd(
+            "qemu HD00_512.hda --rom {} --cdrom install.iso --dry-run -- -device scsi-hd,drive=x,scsi-id=3",
+            &[&rom],
+        ),
     );
     assert!(
         e.contains("SCSI ID 3 is in use") && e.contains("the CD"),
@@ -260,31 +209,20 @@ fn qemu_refuses_what_cannot_boot() {
     );
     ok(
         &s,
-        &[
-            "qemu",
-            "HD00_512.hda",
-            "--rom",
-            &rom,
-            "--dry-run",
-            "--",
-            "-device",
-            "scsi-hd,scsi-id=5,drive=x",
-        ],
+        &cmd(
+            "qemu HD00_512.hda --rom {} --dry-run -- -device scsi-hd,scsi-id=5,drive=x",
+            &[&rom],
+        ),
     );
     // A partition map without a driver; another vendor's driver is only noted.
     ok(
         &s,
-        &[
-            "init",
-            "nodrv.hda",
-            "--size",
-            "8M",
-            "--no-setup-app",
-            "--driver",
-            &s.third_party(7000),
-        ],
+        &cmd(
+            "init nodrv.hda --size 8M --no-setup-app --driver {}",
+            &[&s.third_party(7000)],
+        ),
     );
-    let out = ferrite_in(&s.0, &["qemu", "nodrv.hda", "--rom", &rom, "--dry-run"]);
+    let out = ferrite_in(&s.0, &cmd("qemu nodrv.hda --rom {} --dry-run", &[&rom]));
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("another vendor's driver"));
     let mut img = ImageFile::create(&s.path("mapped.hda"), 8 << 20).unwrap();
@@ -301,7 +239,7 @@ fn qemu_refuses_what_cannot_boot() {
     )
     .unwrap();
     drop(img);
-    let e = fails(&s, &["qemu", "mapped.hda", "--rom", &rom, "--dry-run"]);
+    let e = fails(&s, &cmd("qemu mapped.hda --rom {} --dry-run", &[&rom]));
     assert!(
         e.contains("no driver") && e.contains("ferrite install-driver"),
         "{e}"

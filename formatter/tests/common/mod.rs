@@ -97,21 +97,42 @@ impl Drop for Scratch {
     }
 }
 
-pub fn ferrite_in(dir: &Path, args: &[&str]) -> Output {
+/// A `ferrite` command line: the words of `line`, each `{}` replaced by the next of `values`
+/// (a path or a name with spaces stays one argument).
+pub fn cmd(line: &str, values: &[&str]) -> Vec<String> {
+    let mut values = values.iter();
+    let args: Vec<String> = line
+        .split_whitespace()
+        .map(|w| match w {
+            "{}" => values.next().expect("fewer values than {}").to_string(),
+            w => w.to_string(),
+        })
+        .collect();
+    assert!(values.next().is_none(), "more values than {{}} in {line:?}");
+    args
+}
+
+/// The arguments as one line, for messages.
+fn joined<A: AsRef<str>>(args: &[A]) -> String {
+    args.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(" ")
+}
+
+/// Run ferrite in `dir` with `args` (`&[&str]`, or [`cmd`]'s words).
+pub fn ferrite_in<A: AsRef<str>>(dir: &Path, args: &[A]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ferrite"))
-        .args(args)
+        .args(args.iter().map(AsRef::as_ref))
         .current_dir(dir)
         .output()
         .expect("run ferrite")
 }
 
 /// Run ferrite; it must succeed; returns stdout.
-pub fn ok(s: &Scratch, args: &[&str]) -> String {
+pub fn ok<A: AsRef<str>>(s: &Scratch, args: &[A]) -> String {
     let out = ferrite_in(&s.0, args);
     assert!(
         out.status.success(),
         "`ferrite {}` failed:\n{}{}",
-        args.join(" "),
+        joined(args),
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -119,12 +140,12 @@ pub fn ok(s: &Scratch, args: &[&str]) -> String {
 }
 
 /// Run ferrite; it must fail with a non-zero exit; returns stderr.
-pub fn fails(s: &Scratch, args: &[&str]) -> String {
+pub fn fails<A: AsRef<str>>(s: &Scratch, args: &[A]) -> String {
     let out = ferrite_in(&s.0, args);
     assert!(
         !out.status.success(),
         "`ferrite {}` succeeded:\n{}",
-        args.join(" "),
+        joined(args),
         String::from_utf8_lossy(&out.stdout)
     );
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
