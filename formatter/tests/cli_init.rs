@@ -235,73 +235,61 @@ fn init_refuses_an_existing_disk_without_force() {
 fn init_errors_name_the_problem() {
     let s = Scratch::new("init-errors");
     let drv = s.fake_ferrite(9000, true);
-    let err = fails(
-        &s,
-        &cmd("init d.hda --size 12Q --driver {} --no-setup-app", &[&drv]),
-    );
-    assert!(err.contains("bad size") && err.contains("2G"), "{err}");
-    let err = fails(
-        &s,
-        &cmd("init d.hda --size 100K --driver {} --no-setup-app", &[&drv]),
-    );
-    assert!(err.contains("too small") && err.contains("--size"), "{err}");
-    let err = fails(
-        &s,
-        &cmd(
-            "init d.hda --size 64M --volume A --volume B --driver {} --no-setup-app",
-            &[&drv],
-        ),
-    );
-    assert!(err.contains("only the last"), "{err}");
-    let err = fails(
-        &s,
-        &cmd(
-            "init d.hda --size 64M --volume A:100M --driver {} --no-setup-app",
-            &[&drv],
-        ),
-    );
-    assert!(err.contains("too small"), "{err}");
-    let err = fails(
-        &s,
-        &cmd(
-            "init d.hda --size 64M --volume Bad:Name:1M --driver {} --no-setup-app",
-            &[&drv],
-        ),
-    );
-    assert!(err.contains("':'"), "{err}");
-    let err = fails(
-        &s,
-        &cmd(
-            "init d.hda --size 64M --block-size 600 --driver {} --no-setup-app",
-            &[&drv],
-        ),
-    );
-    assert!(err.contains("block size 600"), "{err}");
-    let err = fails(
-        &s,
-        &cmd(
-            "init d.hda --size 8M --driver missing.drvr --no-setup-app",
-            &[],
-        ),
-    );
-    assert!(err.contains("missing.drvr"), "{err}");
-    let err = fails(
-        &s,
-        &cmd(
-            "init nowhere/d.hda --size 8M --driver {} --no-setup-app",
-            &[&drv],
-        ),
-    );
-    assert!(err.contains("does not exist"), "{err}");
     let vendor = s.third_party(5000);
-    let err = fails(
-        &s,
-        &cmd(
-            "init d.hda --size 8M --driver {} --write-cache off --no-setup-app",
-            &[&vendor],
+    // The command line ({} is the driver) and the words its error must contain.
+    let cases: [(&str, &str, &[&str]); 9] = [
+        (
+            "init d.hda --size 12Q --driver {}",
+            &drv,
+            &["bad size", "2G"],
         ),
-    );
-    assert!(err.contains("Ferrite"), "{err}");
+        (
+            "init d.hda --size 100K --driver {}",
+            &drv,
+            &["too small", "--size"],
+        ),
+        (
+            "init d.hda --size 64M --volume A --volume B --driver {}",
+            &drv,
+            &["only the last"],
+        ),
+        (
+            "init d.hda --size 64M --volume A:100M --driver {}",
+            &drv,
+            &["too small"],
+        ),
+        (
+            "init d.hda --size 64M --volume Bad:Name:1M --driver {}",
+            &drv,
+            &["':'"],
+        ),
+        (
+            "init d.hda --size 64M --block-size 600 --driver {}",
+            &drv,
+            &["block size 600"],
+        ),
+        (
+            "init d.hda --size 8M --driver {}",
+            "missing.drvr",
+            &["missing.drvr"],
+        ),
+        (
+            "init nowhere/d.hda --size 8M --driver {}",
+            &drv,
+            &["does not exist"],
+        ),
+        (
+            "init d.hda --size 8M --driver {} --write-cache off",
+            &vendor,
+            &["Ferrite"],
+        ),
+    ];
+    for (line, driver, words) in cases {
+        let err = fails(&s, &cmd(&format!("{line} --no-setup-app"), &[driver]));
+        for w in words {
+            assert!(err.contains(w), "`{line}`: no {w:?} in {err}");
+        }
+    }
     assert!(
         !s.path("d.hda").exists(),
         "nothing is created when the arguments are wrong"
