@@ -30,6 +30,20 @@ print(f.type.decode('mac_roman'), f.creator.decode('mac_roman'), f.flags)
 
 // ---- oracles ----
 
+/// `hls -l` in the mounted volume lists Ferrite Setup as an application with `want`'s fork
+/// sizes; returns the listing.
+fn hls_lists_the_app(s: &Scratch, want: &macbinary::MacFile) -> String {
+    let ls = s.tool("hls", &["-l"]);
+    let line = ls
+        .lines()
+        .find(|l| l.ends_with(" Ferrite Setup"))
+        .unwrap_or_else(|| panic!("hls -l does not list Ferrite Setup:\n{ls}"));
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    let (rsrc, data) = (want.rsrc.len().to_string(), want.data.len().to_string());
+    assert_eq!(cols[..4], ["f", "APPL/FRRT", &rsrc, &data], "{line}");
+    ls
+}
+
 #[test]
 #[ignore = "needs parted, hfsutils and machfs: run `cargo xtask test`"]
 fn parted_and_hfsutils_read_what_ferrite_makes() {
@@ -156,22 +170,7 @@ fn hfsutils_macutils_and_machfs_read_ferrite_setup() {
             mounted.contains(&format!("Volume name is \"{}\"", p.name)),
             "{mounted}"
         );
-        let ls = s.tool("hls", &["-l"]);
-        let line = ls
-            .lines()
-            .find(|l| l.ends_with(" Ferrite Setup"))
-            .unwrap_or_else(|| panic!("hls -l does not list Ferrite Setup:\n{ls}"));
-        let cols: Vec<&str> = line.split_whitespace().collect();
-        assert_eq!(
-            cols[..4],
-            [
-                "f",
-                "APPL/FRRT",
-                &want.rsrc.len().to_string(),
-                &want.data.len().to_string()
-            ],
-            "{line}"
-        );
+        hls_lists_the_app(&s, &want);
         let out = format!("out{n}.bin");
         s.tool("hcopy", &["-m", ":Ferrite Setup", &out]);
         s.tool("humount", &[]);
@@ -254,22 +253,7 @@ fn hfsutils_reads_ferrite_setup_on_a_converted_volume() {
     let want = test_app();
     let mounted = s.tool("hmount", &[&s.p("d.hda"), "1"]);
     assert!(mounted.contains("Volume name is \"Old Disk\""), "{mounted}");
-    let ls = s.tool("hls", &["-l"]);
-    let line = ls
-        .lines()
-        .find(|l| l.ends_with(" Ferrite Setup"))
-        .unwrap_or_else(|| panic!("hls -l does not list Ferrite Setup:\n{ls}"));
-    let cols: Vec<&str> = line.split_whitespace().collect();
-    assert_eq!(
-        cols[..4],
-        [
-            "f",
-            "APPL/FRRT",
-            &want.rsrc.len().to_string(),
-            &want.data.len().to_string()
-        ],
-        "{line}"
-    );
+    let ls = hls_lists_the_app(&s, &want);
     assert!(ls.lines().any(|l| l.ends_with(" ReadMe")), "{ls}");
     s.tool("hcopy", &["-m", ":Ferrite Setup", "out.bin"]);
     s.tool("humount", &[]);
