@@ -80,37 +80,37 @@ impl Timings {
         r
     }
 
-    /// Run `lanes` side by side, the steps of a lane one after the other (a lane stops at its
-    /// first failure); every step is timed as if run alone (its wall time, shared cores).
-    /// Fails with the first failure, after every lane has finished.
-    pub(crate) fn lanes(&mut self, lanes: Vec<Vec<(&'static str, Lane<'_>)>>) -> Result<()> {
-        let results: Vec<Vec<(&'static str, Duration, Result<()>)>> = std::thread::scope(|s| {
-            let handles: Vec<_> = lanes
-                .into_iter()
-                .map(|lane| {
-                    s.spawn(move || {
-                        let mut done = Vec::new();
-                        for (name, f) in lane {
-                            eprintln!("xtask test: {name}");
-                            let start = Instant::now();
-                            let r = f();
-                            let failed = r.is_err();
-                            done.push((name, start.elapsed(), r));
-                            if failed {
-                                break;
-                            }
+    /// Run `jobs` on `workers` threads, in the order given (longest first); after a failure
+    /// no job starts. Every job is timed (its wall time, on shared cores) and recorded as a
+    /// step. Fails with the first failure, after the running jobs have finished.
+    pub(crate) fn pool(
+        &mut self,
+        jobs: Vec<(&'static str, Lane<'_>)>,
+        workers: usize,
+    ) -> Result<()> {
+        let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<_>>());
+        let done = Mutex::new(Vec::new());
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|| {
+                    while !failed.load(std::sync::atomic::Ordering::SeqCst) {
+                        let Some((name, f)) = queue.lock().expect("queue").pop_front() else {
+                            break;
+                        };
+                        eprintln!("xtask test: {name}");
+                        let start = Instant::now();
+                        let r: Result<()> = f();
+                        if r.is_err() {
+                            failed.store(true, std::sync::atomic::Ordering::SeqCst);
                         }
-                        done
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a lane of xtask test panicked"))
-                .collect()
+                        done.lock().expect("done").push((name, start.elapsed(), r));
+                    }
+                });
+            }
         });
         let mut first_error = None;
-        for (name, took, r) in results.into_iter().flatten() {
+        for (name, took, r) in done.into_inner().expect("done") {
             self.steps.push((name, took, r.is_ok()));
             self.unit(name, name.to_string(), took, r.is_ok());
             if let Err(e) = r {
@@ -202,7 +202,7 @@ impl Timings {
 
 const TESTS_STEP: &str = "tests";
 
-/// A step run in a lane of [`Timings::lanes`].
+/// A step run by [`Timings::pool`].
 pub(crate) type Lane<'a> = Box<dyn FnOnce() -> Result<()> + Send + 'a>;
 
 /// `cargo xtask test`.
@@ -332,59 +332,110 @@ fn tests_and_checks(
         check_coverage(root, &cov)
     })?;
 
-    // The harness runs are single-threaded: two lanes share the cores.
-    t.lanes(vec![
-        vec![
-            // 2. Codegen conformance on the m68k crate's 68000/68020/68040 and on QEMU.
-            (
-                "codegen conformance",
-                Box::new(|| {
-                    status(
-                        crate::conformance_runner(root)
-                            .arg(m68k_dir.join("test/codegen-suite.flat"))
-                            .arg(m68k_dir.join("test/codegen-suite-linux.elf"))
-                            .arg("--known")
-                            .arg(root.join("tests/codegen/known-miscompiles.txt")),
-                        "codegen conformance",
-                    )
-                }),
-            ),
-            // 2b. The on-target differential tests, short run: the driver's logic modules
-            // and the shared parsers on random inputs, every 68k target against the host.
-            (
-                "differential tests (short)",
-                Box::new(|| {
-                    crate::difftest(
-                        root,
-                        m68k_dir,
-                        crate::DIFFTEST_SHORT,
-                        crate::DIFFTEST_SEED,
-                        None,
-                        None,
-                        true,
-                    )
-                }),
-            ),
-        ],
-        vec![
-            // 2c. The random differential run of the compiler, short, with a fixed seed.
-            (
-                "codegen fuzz (short)",
-                Box::new(|| crate::fuzz_codegen_short(root)),
-            ),
-            // 3. Proof that the LLVM flag matters: without it, the build must be caught.
-            (
-                "without the LLVM flag it is caught",
-                Box::new(|| {
-                    let with_flag = built
-                        .iter()
-                        .find(|b| b.artifact.name == "codegen-suite")
-                        .expect("suite built");
-                    crate::no_flag_is_caught(root, with_flag)
-                }),
-            ),
-        ],
-    ])
+    // The harness runs are single-threaded and long (the conformance suite executes about a
+    // billion instructions per emulated CPU): one job per target, shared by a pool of workers,
+    // longest first. Their binaries are built once, here.
+    t.step("cargo build --release -p ferrite-harness", |_| {
+        status(
+            crate::cargo_stable(root).args([
+                "build",
+                "--quiet",
+                "--release",
+                "-p",
+                "ferrite-harness",
+                "--bins",
+            ]),
+            "cargo build --release -p ferrite-harness",
+        )
+    })?;
+    let harness = |bin: &str| Command::new(root.join("target/release").join(bin));
+    // 2. Codegen conformance on the m68k crate's 68000/68020/68040 and on QEMU, one target
+    // per job ("68040" runs both 68040 cores, which the runner cross-checks).
+    let conformance = |only: &'static str| -> Lane<'_> {
+        Box::new(move || {
+            status(
+                harness("codegen-conformance")
+                    .arg(m68k_dir.join("test/codegen-suite.flat"))
+                    .arg(m68k_dir.join("test/codegen-suite-linux.elf"))
+                    .arg("--known")
+                    .arg(root.join("tests/codegen/known-miscompiles.txt"))
+                    .args(["--only", only]),
+                &format!("codegen conformance on {only}"),
+            )
+        })
+    };
+    // 2b. The on-target differential tests, short run: the driver's logic modules and the
+    // shared parsers on random inputs, every 68k target against the host.
+    let difftest = |only: &'static str| -> Lane<'_> {
+        Box::new(move || {
+            let (n, seed) = (crate::DIFFTEST_SHORT, crate::DIFFTEST_SEED);
+            status(
+                harness("difftest")
+                    .arg(m68k_dir.join("test/ferrite-difftest.flat"))
+                    .arg(m68k_dir.join("test/ferrite-difftest-linux.elf"))
+                    .args(["--iterations", &n.to_string()])
+                    .args(["--seed", &seed.to_string()])
+                    .args(["--only", only, "--quiet"]),
+                &format!("the differential tests on {only} (seed {seed}, {n} inputs per function)"),
+            )
+        })
+    };
+    // Longest first: the emulated conformance runs, the no-flag proof (a build and two
+    // conformance runs on the 68040), the codegen fuzz (builds), then the differential tests.
+    let mut jobs: Vec<(&'static str, Lane<'_>)> = HARNESS_TARGETS[..3]
+        .iter()
+        .map(|((c, _), only)| (*c, conformance(only)))
+        .collect();
+    // 3. Proof that the LLVM flag matters: without it, the build must be caught.
+    jobs.push((
+        "without the LLVM flag it is caught",
+        Box::new(|| {
+            let with_flag = built
+                .iter()
+                .find(|b| b.artifact.name == "codegen-suite")
+                .expect("suite built");
+            crate::no_flag_is_caught(root, with_flag)
+        }),
+    ));
+    // 2c. The random differential run of the compiler, short, with a fixed seed.
+    jobs.push((
+        "codegen fuzz (short)",
+        Box::new(|| crate::fuzz_codegen_short(root)),
+    ));
+    for ((_, d), only) in &HARNESS_TARGETS {
+        jobs.push((d, difftest(only)));
+    }
+    let ((qemu_conformance, _), only) = HARNESS_TARGETS[3];
+    jobs.push((qemu_conformance, conformance(only)));
+    t.pool(jobs, workers())
+}
+
+/// The harness targets, split for the pool: (conformance step, difftest step) and the
+/// runners' `--only` filter. Every target of the runners is in one of them: the emulated
+/// 68000, 68020 and 68040 (`M680x0`) and QEMU's 68000 and 68040 (`qemu-m68k -cpu m680x0`).
+const HARNESS_TARGETS: [((&str, &str), &str); 4] = [
+    (("conformance M68000", "difftest M68000"), "M68000"),
+    (("conformance M68020", "difftest M68020"), "M68020"),
+    (
+        (
+            "conformance 68040 (emulated and QEMU)",
+            "difftest 68040 (emulated and QEMU)",
+        ),
+        "68040",
+    ),
+    (
+        ("conformance QEMU 68000", "difftest QEMU 68000"),
+        "cpu m68000",
+    ),
+];
+
+/// Workers for the pools: `FERRITE_TEST_JOBS`, else one per core.
+fn workers() -> usize {
+    std::env::var("FERRITE_TEST_JOBS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .max(1)
 }
 
 /// One compiled test binary of the workspace.
@@ -548,11 +599,7 @@ fn run_pool(
             .unwrap_or(f64::MAX)
     };
     jobs.sort_by(|a, b| estimate(b).total_cmp(&estimate(a)));
-    let workers = std::env::var("FERRITE_TEST_JOBS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-        .max(1);
+    let workers = workers();
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<Job>>());
     let done = Mutex::new(Vec::<(Job, Duration, Outcome)>::new());
     let failed = std::sync::atomic::AtomicBool::new(false);
