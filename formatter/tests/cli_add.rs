@@ -227,11 +227,7 @@ fn system_source_disk(s: &Scratch) -> Vec<u8> {
 #[test]
 fn add_plain_files_get_type_and_creator_from_the_extension() {
     let s = Scratch::new("add-plain");
-    let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd("init d.hda --size 16M --driver {} --no-setup-app", &[&drv]),
-    );
+    s.init_stand_in("d.hda --size 16M");
     std::fs::write(s.path("notes.txt"), b"line 1\nline 2\n").unwrap();
     std::fs::write(s.path("photo.JPG"), vec![0xFF; 70_000]).unwrap();
     std::fs::write(s.path("blob"), vec![7; 3]).unwrap();
@@ -279,14 +275,7 @@ fn add_plain_files_get_type_and_creator_from_the_extension() {
 #[test]
 fn add_macbinary_and_appledouble_keep_forks_and_types() {
     let s = Scratch::new("add-mac");
-    let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd(
-            "init d.hda --size 16M --volume One:6M --volume Two --driver {} --no-setup-app",
-            &[&drv],
-        ),
-    );
+    s.init_stand_in("d.hda --size 16M --volume One:6M --volume Two");
     let mb = macbinary::MacFile {
         name: b"SimpleText".to_vec(),
         file_type: *b"APPL",
@@ -351,11 +340,7 @@ fn add_macbinary_and_appledouble_keep_forks_and_types() {
 #[test]
 fn add_copies_folders_recursively() {
     let s = Scratch::new("add-tree");
-    let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd("init d.hda --size 16M --driver {} --no-setup-app", &[&drv]),
-    );
+    s.init_stand_in("d.hda --size 16M");
     for (p, body) in [
         ("Games/readme.txt", "r"),
         ("Games/Chess/board.txt", "b"),
@@ -404,11 +389,7 @@ fn add_copies_folders_recursively() {
 #[test]
 fn add_and_ls_errors_name_the_problem() {
     let s = Scratch::new("add-errors");
-    let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd("init d.hda --size 8M --driver {} --no-setup-app", &[&drv]),
-    );
+    s.init_stand_in("d.hda --size 8M");
     let err = fails(&s, &["add", "d.hda", "missing.txt"]);
     assert!(
         err.contains("missing.txt") && err.contains("no such file"),

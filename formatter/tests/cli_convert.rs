@@ -348,10 +348,7 @@ fn install_driver_adds_and_grows_a_driver_partition_in_free_space() {
 fn check_reports_damage_with_a_non_zero_exit() {
     let s = Scratch::new("check");
     let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd("init d.hda --size 8M --driver {} --no-setup-app", &[&drv]),
-    );
+    s.init_stand_in("d.hda --size 8M");
     // Corrupt drFreeBks in the volume's MDB (partition at block 96, MDB at +1024, field +0x22).
     let mut b = std::fs::read(s.path("d.hda")).unwrap();
     let at = 96 * 512 + 1024 + 0x22;

@@ -342,13 +342,7 @@ fn init_no_setup_app_leaves_it_out() {
     let s = Scratch::new("setup-none");
     let app = s.setup_app();
     let drv = s.fake_ferrite(9000, true);
-    let out = ok(
-        &s,
-        &cmd(
-            "init d.hda --size 16M --volume One:6M --volume Two --driver {} --no-setup-app",
-            &[&drv],
-        ),
-    );
+    let out = s.init_stand_in("d.hda --size 16M --volume One:6M --volume Two");
     assert!(out.contains("no Ferrite Setup"), "{out}");
     for v in ["One", "Two"] {
         let ls = ok(&s, &["ls", &format!("d.hda:{v}")]);
@@ -511,14 +505,7 @@ fn init_refuses_a_bad_setup_app_before_touching_the_disk() {
 #[test]
 fn write_cache_setting_is_written_into_the_driver() {
     let s = Scratch::new("write-cache");
-    let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd(
-            "init d.hda --size 8M --write-cache off --driver {} --no-setup-app",
-            &[&drv],
-        ),
-    );
+    s.init_stand_in("d.hda --size 8M --write-cache off");
     assert!(
         !Settings::read(&driver_on_disk(&s.path("d.hda")))
             .unwrap()

@@ -45,6 +45,18 @@ impl Scratch {
         std::fs::write(&path, b).unwrap();
         path.to_str().unwrap().into()
     }
+    /// `ferrite init {line}` with the standard stand-in driver ([`Scratch::fake_ferrite`],
+    /// 9,000 bytes, write cache on) and no Ferrite Setup; it must succeed. Returns stdout.
+    pub fn init_stand_in(&self, line: &str) -> String {
+        let drv = self.fake_ferrite(9000, true);
+        ok(
+            self,
+            &cmd(
+                &format!("init {line} --driver {{}} --no-setup-app"),
+                &[&drv],
+            ),
+        )
+    }
     /// A stand-in Ferrite driver with a version-2 settings block (transfer mode auto, cap
     /// 128), as `entry.S` has it.
     pub fn fake_ferrite_v2(&self, len: usize) -> String {
