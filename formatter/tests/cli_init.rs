@@ -22,15 +22,8 @@ use support::resource_fork;
 #[test]
 fn init_default_makes_one_volume_filling_the_disk() {
     let s = Scratch::new("init-default");
-    let app = s.setup_app();
     let drv = s.fake_ferrite(9000, true);
-    let out = ok(
-        &s,
-        &cmd(
-            "init disk.hda --size 20M --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    let out = s.init_with_setup("disk.hda --size 20M");
     assert!(out.contains("Macintosh HD"), "{out}");
     assert!(
         out.contains("Ferrite Setup (APPL/FRRT") && out.contains("every volume"),
@@ -64,15 +57,7 @@ fn init_default_makes_one_volume_filling_the_disk() {
 #[test]
 fn init_multi_volume_and_free_space() {
     let s = Scratch::new("init-multi");
-    let app = s.setup_app();
-    let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd(
-            "init d.hda --size 64M --volume System:20M --volume Data:30M --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("d.hda --size 64M --volume System:20M --volume Data:30M");
     let parts = partitions(&s.path("d.hda"), 512);
     let summary: Vec<(&str, &str, u32)> = parts
         .iter()
@@ -91,13 +76,7 @@ fn init_multi_volume_and_free_space() {
     let ls = ok(&s, &["ls", "d.hda"]);
     assert!(ls.contains("System:") && ls.contains("Data:"), "{ls}");
     // The last volume without a size takes the rest.
-    ok(
-        &s,
-        &cmd(
-            "init e.hda --size 64M --volume A:20M --volume B --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("e.hda --size 64M --volume A:20M --volume B");
     let parts = partitions(&s.path("e.hda"), 512);
     assert_eq!(parts.last().unwrap().name, "B");
     assert_eq!(
@@ -113,33 +92,13 @@ fn init_multi_volume_and_free_space() {
 #[test]
 fn init_into_a_directory_uses_bluescsi_names() {
     let s = Scratch::new("init-dir");
-    let app = s.setup_app();
-    let drv = s.fake_ferrite(9000, true);
     std::fs::create_dir(s.path("sd")).unwrap();
-    ok(
-        &s,
-        &cmd(
-            "init sd --size 8M --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("sd --size 8M");
     assert!(s.path("sd/HD00_512.hda").is_file());
-    ok(
-        &s,
-        &cmd(
-            "init sd --size 8M --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("sd --size 8M");
     assert!(s.path("sd/HD10_512.hda").is_file(), "the next free ID");
     std::fs::write(s.path("sd/CD20.iso"), b"").unwrap();
-    ok(
-        &s,
-        &cmd(
-            "init sd --size 8M --block-size 2048 --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("sd --size 8M --block-size 2048");
     assert!(
         s.path("sd/HD30_2048.hda").is_file(),
         "ID 2 is taken by the CD image"
@@ -165,13 +124,7 @@ fn init_into_a_directory_uses_bluescsi_names() {
         4096 - 96
     );
     // The block size comes from the file name when not given.
-    ok(
-        &s,
-        &cmd(
-            "init HD50_1024.hda --size 8M --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("HD50_1024.hda --size 8M");
     assert!(ok(&s, &["info", "HD50_1024.hda"]).contains("blocks of 1024 bytes"));
 }
 
@@ -180,13 +133,7 @@ fn init_refuses_an_existing_disk_without_force() {
     let s = Scratch::new("init-force");
     let app = s.setup_app();
     let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd(
-            "init d.hda --size 8M --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("d.hda --size 8M");
     std::fs::write(s.path("a.txt"), b"keep me").unwrap();
     ok(&s, &["add", "d.hda", "a.txt"]);
     let err = fails(
@@ -215,13 +162,7 @@ fn init_refuses_an_existing_disk_without_force() {
     );
     assert!(err.contains("an HFS volume"), "{err}");
     // --force erases; an existing file keeps its size unless --size is given.
-    ok(
-        &s,
-        &cmd(
-            "init d.hda --force --volume New --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("d.hda --force --volume New");
     assert_eq!(std::fs::metadata(s.path("d.hda")).unwrap().len(), 8 << 20);
     let ls = ok(&s, &["ls", "d.hda"]);
     assert!(
@@ -301,14 +242,8 @@ fn init_errors_name_the_problem() {
 #[test]
 fn init_puts_ferrite_setup_on_every_volume() {
     let s = Scratch::new("setup-every");
-    let app = s.setup_app();
-    let drv = s.fake_ferrite(9000, true);
-    let out = ok(
-        &s,
-        &cmd(
-            "init d.hda --size 48M --volume System:12M --volume Apps:12M --volume Small:400K --volume Data --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
+    let out = s.init_with_setup(
+        "d.hda --size 48M --volume System:12M --volume Apps:12M --volume Small:400K --volume Data",
     );
     assert!(out.contains("Ferrite Setup (APPL/FRRT"), "{out}");
     for n in 0..4 {
@@ -402,15 +337,8 @@ fn init_uses_the_embedded_setup_app_or_says_how_to_build_it() {
 #[test]
 fn init_refuses_a_bad_setup_app_before_touching_the_disk() {
     let s = Scratch::new("setup-bad");
-    let app = s.setup_app();
     let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd(
-            "init d.hda --size 8M --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("d.hda --size 8M");
     std::fs::write(s.path("a.txt"), b"keep me").unwrap();
     ok(&s, &["add", "d.hda", "a.txt"]);
     let before = std::fs::read(s.path("d.hda")).unwrap();

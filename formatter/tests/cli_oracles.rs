@@ -48,15 +48,7 @@ fn hls_lists_the_app(s: &Scratch, want: &macbinary::MacFile) -> String {
 #[ignore = "needs parted, hfsutils and machfs: run `cargo xtask test`"]
 fn parted_and_hfsutils_read_what_ferrite_makes() {
     let s = Scratch::new("oracle");
-    let app = s.setup_app();
-    let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd(
-            "init d.hda --size 40M --volume First:16M --volume Second --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("d.hda --size 40M --volume First:16M --volume Second");
     std::fs::write(s.path("a.txt"), b"alpha").unwrap();
     std::fs::write(s.path("b.gif"), b"GIF89a").unwrap();
     ok(&s, &["add", "d.hda:Second", "a.txt", "b.gif"]);
@@ -144,15 +136,7 @@ fn measure_init_2g_against_parted_and_hformat() {
 #[ignore = "needs hfsutils, macutils and machfs: run `cargo xtask test`"]
 fn hfsutils_macutils_and_machfs_read_ferrite_setup() {
     let s = Scratch::new("oracle-setup");
-    let app = s.setup_app();
-    let drv = s.fake_ferrite(9000, true);
-    ok(
-        &s,
-        &cmd(
-            "init d.hda --size 24M --volume First:8M --volume Second --driver {} --setup-app {}",
-            &[&drv, &app],
-        ),
-    );
+    s.init_with_setup("d.hda --size 24M --volume First:8M --volume Second");
     let want = test_app();
     let disk = s.p("d.hda");
     let mut img = ImageFile::open(&s.path("d.hda")).unwrap();

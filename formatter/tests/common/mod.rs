@@ -57,6 +57,18 @@ impl Scratch {
             ),
         )
     }
+    /// `ferrite init {line}` with the standard stand-in driver and the stand-in Ferrite Setup
+    /// ([`Scratch::setup_app`]); it must succeed. Returns stdout.
+    pub fn init_with_setup(&self, line: &str) -> String {
+        let (drv, app) = (self.fake_ferrite(9000, true), self.setup_app());
+        ok(
+            self,
+            &cmd(
+                &format!("init {line} --driver {{}} --setup-app {{}}"),
+                &[&drv, &app],
+            ),
+        )
+    }
     /// A stand-in Ferrite driver with a version-2 settings block (transfer mode auto, cap
     /// 128), as `entry.S` has it.
     pub fn fake_ferrite_v2(&self, len: usize) -> String {
