@@ -221,23 +221,13 @@ fn steps(root: &Path, t: &mut Timings) -> Result<()> {
     t.step("prerequisites", |_| crate::prereq::ensure_all())?;
     // 0. The code is formatted and clippy-clean (host crates, every target).
     t.step("cargo fmt --check", |_| {
-        status(
-            crate::cargo_stable(root).args(["fmt", "--all", "--check"]),
-            "cargo fmt --all --check (run `cargo fmt --all`)",
-        )
+        cargo(root, "fmt --all --check", " (run `cargo fmt --all`)")
     })?;
     t.step("cargo clippy", |_| {
-        status(
-            crate::cargo_stable(root).args([
-                "clippy",
-                "--quiet",
-                "--workspace",
-                "--all-targets",
-                "--",
-                "-D",
-                "warnings",
-            ]),
-            "cargo clippy --workspace --all-targets -- -D warnings",
+        cargo(
+            root,
+            "clippy --quiet --workspace --all-targets -- -D warnings",
+            "",
         )
     })?;
     t.step("product crates link no test crate", |_| {
@@ -336,16 +326,10 @@ fn tests_and_checks(
     // billion instructions per emulated CPU): one job per target, shared by a pool of workers,
     // longest first. Their binaries are built once, here.
     t.step("cargo build --release -p ferrite-harness", |_| {
-        status(
-            crate::cargo_stable(root).args([
-                "build",
-                "--quiet",
-                "--release",
-                "-p",
-                "ferrite-harness",
-                "--bins",
-            ]),
-            "cargo build --release -p ferrite-harness",
+        cargo(
+            root,
+            "build --quiet --release -p ferrite-harness --bins",
+            "",
         )
     })?;
     let harness = |bin: &str| Command::new(root.join("target/release").join(bin));
@@ -436,6 +420,14 @@ fn workers() -> usize {
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1)
+}
+
+/// `cargo ARGS` in `root`; a failure names the command and `hint`.
+fn cargo(root: &Path, args: &str, hint: &str) -> Result<()> {
+    status(
+        crate::cargo_stable(root).args(args.split_whitespace()),
+        &format!("cargo {args}{hint}"),
+    )
 }
 
 /// One compiled test binary of the workspace.
