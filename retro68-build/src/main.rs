@@ -8,6 +8,9 @@ use retro68_build::prereq;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod figures;
+mod testrun;
+
 #[derive(Parser)]
 #[command(
     name = "cargo xtask",
@@ -666,92 +669,9 @@ fn status(cmd: &mut Command, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// `cargo xtask test`: every check, each step timed (see `testrun`).
 fn test(root: &Path) -> Result<()> {
-    prereq::ensure_all()?;
-    // 0. The code is formatted and clippy-clean (host crates, every target).
-    status(
-        cargo_stable(root).args(["fmt", "--all", "--check"]),
-        "cargo fmt --all --check (run `cargo fmt --all`)",
-    )?;
-    status(
-        cargo_stable(root).args([
-            "clippy",
-            "--quiet",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]),
-        "cargo clippy --workspace --all-targets -- -D warnings",
-    )?;
-    command_links_no_harness(root)?;
-    let opts = Options::standard(root);
-    let built = build_all(&opts)?;
-    print!("{}", pipeline::size_table(&built));
-    let m68k_dir = opts.out_dir.clone();
-
-    // 0b. Every file in target/m68k/ that ships passes the verifier as shipped.
-    verify_shipped(&m68k_dir)?;
-
-    // 1. Everything `cargo test --workspace` runs, plus the tests that need m68k artifacts.
-    // Every emulated run records which driver instructions it executed.
-    let coverage_dir = fresh_coverage_dir(root)?;
-    status(
-        cargo_stable(root)
-            .args(["test", "--workspace", "--", "--include-ignored"])
-            .env("FERRITE_M68K_DIR", &m68k_dir)
-            .env(ferrite_emu::coverage::DIR_ENV, &coverage_dir),
-        "cargo test --workspace",
-    )?;
-
-    // 1b. The driver suites again under more seeds: each seed is one reproducible choice
-    // among what a real Mac may do (SCSI Manager 4.3 completion timing, underrun reporting).
-    driver_suites_under_seeds(root, &m68k_dir, &coverage_dir)?;
-
-    // 1c. Coverage of the shipped driver over all of the above.
-    let cov = driver_coverage(root, &m68k_dir, &coverage_dir)?;
-    println!("{}", cov.summary());
-    check_coverage(root, &cov)?;
-
-    // 2. Codegen conformance on the m68k crate's 68000/68020/68040 and on QEMU.
-    let flat = m68k_dir.join("test/codegen-suite.flat");
-    let linux = m68k_dir.join("test/codegen-suite-linux.elf");
-    status(
-        conformance_runner(root)
-            .arg(&flat)
-            .arg(&linux)
-            .arg("--known")
-            .arg(root.join("tests/codegen/known-miscompiles.txt")),
-        "codegen conformance",
-    )?;
-
-    // 2b. The on-target differential tests, short run: the driver's logic modules and the
-    // shared parsers on random inputs, every 68k target against the host.
-    difftest(
-        root,
-        &m68k_dir,
-        DIFFTEST_SHORT,
-        DIFFTEST_SEED,
-        None,
-        None,
-        true,
-    )?;
-
-    // 2c. The random differential run of the compiler, short and with a fixed seed.
-    fuzz_codegen_short(root)?;
-
-    // 3. Proof that the LLVM flag matters: without it, the build must be caught.
-    let with_flag = built
-        .iter()
-        .find(|b| b.artifact.name == "codegen-suite")
-        .expect("suite built");
-    no_flag_is_caught(root, with_flag)?;
-
-    // 4. Byte-for-byte reproducible: a second build from scratch gives the same files.
-    reproducible(root, &built)?;
-    println!("xtask test: all passed");
-    Ok(())
+    testrun::run(root)
 }
 
 /// The product crates link no test or harness crate: the `ferrite` command (formatter) and

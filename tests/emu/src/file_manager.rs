@@ -206,7 +206,9 @@ pub fn volume_of(m: &mut Machine, vref: i16) -> Option<Volume> {
         .map_or(vref, |w| w.1);
     fm.volumes
         .iter()
-        .find(|v| (vref < 0 && v.vref_num == vref) || (vref > 0 && v.online && v.drive == vref as u16))
+        .find(|v| {
+            (vref < 0 && v.vref_num == vref) || (vref > 0 && v.online && v.drive == vref as u16)
+        })
         .cloned()
 }
 
