@@ -11,6 +11,7 @@ pub mod fuzzrun;
 pub mod images;
 pub mod m68k;
 pub mod movem;
+pub mod mutants;
 pub mod pipeline;
 pub mod prereq;
 pub mod recall;

@@ -52,7 +52,7 @@ enum Cmd {
     /// Opt-in check with a real ROM: with FERRITE_Q800_ROM=FILE (a Quadra 800 ROM you own),
     /// boot a Ferrite disk in QEMU's q800 and read the Mac's low memory through QEMU's monitor
     /// to confirm the Ferrite driver is in the unit table and its volume in the drive queue.
-    /// Without the variable it says it was skipped.
+    /// Without the variable it prints SKIPPED and exits with status 77 (neither pass nor fail).
     QemuCheck,
     /// Rewrite the fault matrix in docs/RELIABILITY.md (tests/tests/driver_fault_matrix.rs:
     /// every injected fault × operation × SCSI Manager × write cache) after a build.
@@ -158,6 +158,27 @@ enum Cmd {
         #[arg(long, default_value_t = 3)]
         seed: u64,
     },
+    /// Mutation testing of the driver (retro68-build/src/mutants.rs): mutants of driver/src
+    /// (cargo-mutants' list, negated branches and dropped register saves in the assembly), each
+    /// built through the pipeline and run through the driver suites; writes docs/MUTANTS.md.
+    Mutants {
+        /// Test this many mutants, drawn with --seed (default: all).
+        #[arg(long)]
+        sample: Option<usize>,
+        /// The sample's seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Only the mutants whose name contains this (`planted`: the planted bugs); the doc
+        /// is not rewritten.
+        #[arg(long)]
+        only: Option<String>,
+        /// List the mutants and stop.
+        #[arg(long)]
+        list: bool,
+        /// Only the suites whose name contains this (the doc is not rewritten).
+        #[arg(long)]
+        suite: Option<String>,
+    },
     /// Install the prerequisites only.
     Setup,
 }
@@ -234,7 +255,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             verify_shipped(&Options::standard(&root).out_dir)?;
         }
         Cmd::Test => test(&root)?,
-        Cmd::QemuCheck => qemu_check(&root)?,
+        Cmd::QemuCheck => return qemu_check(&root),
         Cmd::Reliability => {
             prereq::ensure_all()?;
             let opts = Options::standard(&root);
@@ -329,6 +350,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if !s.found.is_empty() {
                 return Ok(ExitCode::FAILURE);
             }
+        }
+        Cmd::Mutants {
+            sample,
+            seed,
+            only,
+            list,
+            suite,
+        } => {
+            let args = retro68_build::mutants::Args {
+                sample,
+                seed,
+                only,
+                list,
+                suite,
+            };
+            return retro68_build::mutants::main(&root, &args);
         }
         Cmd::CodegenRecall { programs, seed } => codegen_recall(&root, programs, seed)?,
         Cmd::Difftest {
@@ -475,17 +512,22 @@ const Q800_ROM_ENV: &str = "FERRITE_Q800_ROM";
 /// real Quadra's speed; the ROM's memory test and SCSI scan take seconds).
 const QEMU_CHECK_SECONDS: u64 = 90;
 
+/// The exit status of `cargo xtask qemu-check` when it did not run (no ROM): neither a pass
+/// (0) nor a failure (1), so no script mistakes a skip for either (77: the "skipped" status of
+/// the GNU test drivers).
+const QEMU_CHECK_SKIPPED: u8 = 77;
+
 /// `cargo xtask qemu-check`: see [`Cmd::QemuCheck`].
-fn qemu_check(root: &Path) -> Result<()> {
+fn qemu_check(root: &Path) -> Result<ExitCode> {
     use ferrite_harness::qemu_monitor::{Monitor, MonitorMemory, QemuProcess, find_ferrite};
     use std::time::{Duration, Instant};
     let Some(rom) = std::env::var_os(Q800_ROM_ENV) else {
         println!(
-            "xtask qemu-check: skipped: {Q800_ROM_ENV} is not set. The check boots a real Quadra 800 ROM \
+            "xtask qemu-check: SKIPPED (exit status {QEMU_CHECK_SKIPPED}): {Q800_ROM_ENV} is not set. The check boots a real Quadra 800 ROM \
              in QEMU with a Ferrite disk, and no Apple ROM ships with Ferrite or may be used in its CI; \
              run `{Q800_ROM_ENV}=/path/to/Quadra800.rom cargo xtask qemu-check` with a ROM you own."
         );
-        return Ok(());
+        return Ok(ExitCode::from(QEMU_CHECK_SKIPPED));
     };
     let rom = std::path::absolute(PathBuf::from(rom))?;
     if !rom.is_file() {
@@ -570,7 +612,7 @@ fn qemu_check(root: &Path) -> Result<()> {
                         .join("; ")
                 );
                 m.quit();
-                return Ok(());
+                return Ok(ExitCode::SUCCESS);
             }
             Err(e) => last = e,
         }

@@ -283,10 +283,14 @@ impl Soak {
         }
     }
 
-    /// The power goes: blocks still in the drive's cache may go back to what the medium
-    /// holds; every other block must match the shadow.
+    /// The power goes. The window rule: only the blocks the drive still held in its write
+    /// cache at that moment may go back to what the medium holds (the shadow takes the
+    /// medium's contents for those); any other block that differs from the shadow was lost
+    /// although the drive had it on the medium — a write acknowledged but never sent, or sent
+    /// elsewhere — and fails the run.
     fn power_loss(&mut self) {
         let blocks = self.r.disk().blocks();
+        let cached: HashSet<u64> = self.r.disk().cached_lbas().into_iter().collect();
         let store = self.r.disk().read_store(0, blocks).unwrap();
         self.r.disk().power_loss();
         self.stats[4] += 1;
@@ -296,10 +300,19 @@ impl Soak {
         }
         for b in 0..blocks {
             let at = b as usize * 512;
-            if self.shadow[at..at + 512] != after[at..at + 512] && !self.unknown.contains(&b) {
-                // Acknowledged but only in the cache: lost, within the window.
-                self.shadow[at..at + 512].copy_from_slice(&after[at..at + 512]);
+            if self.shadow[at..at + 512] == after[at..at + 512] || self.unknown.contains(&b) {
+                continue;
             }
+            if !cached.contains(&b) {
+                self.fail(format!(
+                    "after the power loss block {b} is not what the driver acknowledged, and the \
+                     drive did not hold it in its cache ({} blocks were cached): the \
+                     acknowledged write never reached it",
+                    cached.len()
+                ));
+            }
+            // Acknowledged, still in the drive's cache: lost, within the window.
+            self.shadow[at..at + 512].copy_from_slice(&after[at..at + 512]);
         }
     }
 
