@@ -739,6 +739,7 @@ fn test(root: &Path) -> Result<()> {
     // 1. Everything `cargo test --workspace` runs, plus the tests that need m68k artifacts.
     // Every emulated run records which driver instructions it executed.
     let coverage_dir = fresh_coverage_dir(root)?;
+    retro68_build::skips::clear()?;
     status(
         cargo_stable(root)
             .args(["test", "--workspace", "--", "--include-ignored"])
@@ -792,6 +793,8 @@ fn test(root: &Path) -> Result<()> {
 
     // 4. Byte-for-byte reproducible: a second build from scratch gives the same files.
     reproducible(root, &built)?;
+    retro68_build::mutants::test_sample(root)?;
+    retro68_build::skips::summary();
     println!("xtask test: all passed");
     Ok(())
 }
@@ -1005,6 +1008,25 @@ fn fuzz(root: &Path, seconds: u64, only: Option<&str>) -> Result<ExitCode> {
             out.status.success(),
         ));
     }
+    let record = retro68_build::records::fuzz_record(
+        root,
+        seconds,
+        &rows
+            .iter()
+            .map(|r| retro68_build::records::FuzzRow {
+                target: r.0.clone(),
+                executions: r.1.parse().ok(),
+                executions_per_second: r.2.parse().ok(),
+                crashes: r.3,
+                finished: r.4,
+            })
+            .collect::<Vec<_>>(),
+    );
+    let path = retro68_build::records::write(root, &record)?;
+    println!(
+        "xtask fuzz: record {} (docs/RELIABILITY.md's tables regenerated)",
+        path.display()
+    );
     println!(
         "\n{:<20} {:>14} {:>10} {:>8}",
         "target", "executions", "exec/s", "crashes"
@@ -1042,7 +1064,8 @@ fn soak(root: &Path, m68k_dir: &Path, seed: Option<u64>, ops: u64) -> Result<()>
     ])
     .args(["--", "--include-ignored", "--nocapture"])
     .env("FERRITE_M68K_DIR", m68k_dir)
-    .env("FERRITE_SOAK_OPS", ops.to_string());
+    .env("FERRITE_SOAK_OPS", ops.to_string())
+    .env("FERRITE_SOAK_RECORD", "1");
     if let Some(s) = seed {
         cmd.env("FERRITE_SEED", s.to_string());
     }

@@ -58,10 +58,12 @@ pub const TEST_SAMPLE: usize = 3;
 pub const TEST_SEED: u64 = 26;
 
 /// Planted bugs: (file, text, replacement, what). Run with `--only planted`; not scored.
+/// The one planted so far: Prime sends every write (synchronous, queued or immediate, either
+/// SCSI Manager) one block further than asked, and acknowledges it.
 pub const PLANTED: &[(&str, &str, &str, &str)] = &[(
     "driver/src/core/prime.rs",
-    "scsi::rw10(op, 0, lba, n as u16)",
-    "scsi::rw10(op, 0, if write { lba + 1 } else { lba }, n as u16)",
+    "    if t.blocks == 0 {\n",
+    "    let t = if write { request::Transfer { lba: t.lba + 1, ..t } } else { t };\n    if t.blocks == 0 {\n",
     "a write acknowledged but sent to block + 1",
 )];
 
@@ -562,10 +564,10 @@ fn run_case(c: &Case, m68k_dir: &Path, log: &Path, timeout: Duration) -> Result<
 fn failure_line(log: &str) -> String {
     let lines: Vec<&str> = log.lines().collect();
     for (i, l) in lines.iter().enumerate() {
-        if l.contains("panicked at") {
-            if let Some(next) = lines.get(i + 1) {
-                return next.trim().chars().take(300).collect();
-            }
+        if l.contains("panicked at")
+            && let Some(next) = lines.get(i + 1)
+        {
+            return next.trim().chars().take(300).collect();
         }
     }
     lines
