@@ -178,6 +178,9 @@ enum Cmd {
         /// Only the suites whose name contains this (the doc is not rewritten).
         #[arg(long)]
         suite: Option<String>,
+        /// Start no mutant after this many minutes (the doc holds those tested).
+        #[arg(long)]
+        minutes: Option<u64>,
     },
     /// Install the prerequisites only.
     Setup,
@@ -357,6 +360,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             only,
             list,
             suite,
+            minutes,
         } => {
             let args = retro68_build::mutants::Args {
                 sample,
@@ -364,6 +368,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 only,
                 list,
                 suite,
+                minutes,
             };
             return retro68_build::mutants::main(&root, &args);
         }

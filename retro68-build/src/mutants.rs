@@ -190,17 +190,12 @@ pub fn rust_mutants(root: &Path) -> Result<Vec<Mutant>> {
             bail!("cargo mutants: span {sl}:{sc}–{el}:{ec} is outside {file}");
         };
         let replacement = m["replacement"].as_str().unwrap_or_default().to_string();
-        let function = m["function"]["function_name"].as_str().unwrap_or("?");
-        let genre = m["genre"].as_str().unwrap_or("");
-        let what = match genre {
-            "FnValue" => format!("replace {function} body with {replacement}"),
-            _ => format!(
-                "replace {} with {replacement} in {function}",
-                text[start..end].trim()
-            ),
-        };
+        // cargo-mutants' own name: `file:line:column: what`.
+        let name = m["name"]
+            .as_str()
+            .map_or_else(|| format!("{file}:{sl}:{sc}"), str::to_string);
         mutants.push(Mutant {
-            name: format!("{file}:{sl}:{sc}: {what}"),
+            name,
             file,
             origin: "cargo-mutants",
             edits: vec![Edit {
@@ -1048,6 +1043,8 @@ pub struct Args {
     pub list: bool,
     /// Only the suites whose name contains this (`driver_soak`).
     pub suite: Option<String>,
+    /// Start no mutant after this many minutes.
+    pub minutes: Option<u64>,
 }
 
 /// `cargo xtask mutants`.
@@ -1099,7 +1096,20 @@ pub fn main(root: &Path, args: &Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut runner = Runner::new(root, args.suite.as_deref())?;
-    let results = run_all(&mut runner, &chosen)?;
+    let deadline = args.minutes.map(|m| wall + Duration::from_secs(60 * m));
+    let write_doc_now = args.only.is_none() && args.suite.is_none();
+    let total = all.len();
+    let sampled = args.sample.map(|n| (n, args.seed));
+    let results = run_all(&mut runner, &chosen, deadline, &mut |runner, results| {
+        // The doc after every mutant: an interrupted run still leaves what it found.
+        if write_doc_now {
+            let doc = std::fs::read_to_string(root.join(DOC)).unwrap_or_default();
+            let why = explanations(&doc);
+            let section = report(root, runner, results, total, sampled, wall.elapsed(), &why);
+            write_doc(root, &section)?;
+        }
+        Ok(())
+    })?;
     let doc = std::fs::read_to_string(root.join(DOC)).unwrap_or_default();
     let why = explanations(&doc);
     let s = Score::of(&results, &why);
@@ -1115,17 +1125,7 @@ pub fn main(root: &Path, args: &Args) -> Result<ExitCode> {
         s.identical,
         wall.elapsed().as_secs_f64()
     );
-    if args.only.is_none() && args.suite.is_none() {
-        let section = report(
-            root,
-            &runner,
-            &results,
-            all.len(),
-            args.sample.map(|n| (n, args.seed)),
-            wall.elapsed(),
-            &why,
-        );
-        write_doc(root, &section)?;
+    if write_doc_now {
         println!("xtask mutants: wrote {DOC}");
     }
     Ok(if s.survived == 0 {
@@ -1135,9 +1135,24 @@ pub fn main(root: &Path, args: &Args) -> Result<ExitCode> {
     })
 }
 
-fn run_all(runner: &mut Runner, chosen: &[Mutant]) -> Result<Vec<Tested>> {
+type AfterEach<'a> = dyn FnMut(&Runner, &[Tested]) -> Result<()> + 'a;
+
+fn run_all(
+    runner: &mut Runner,
+    chosen: &[Mutant],
+    deadline: Option<Instant>,
+    after_each: &mut AfterEach<'_>,
+) -> Result<Vec<Tested>> {
     let mut results = Vec::new();
     for (i, m) in chosen.iter().enumerate() {
+        if deadline.is_some_and(|d| Instant::now() > d) {
+            eprintln!(
+                "xtask mutants: time is up after {} of {} mutants",
+                i,
+                chosen.len()
+            );
+            break;
+        }
         let t = runner.test_one(m)?;
         eprintln!(
             "xtask mutants: [{}/{}] {} (build {:.1} s, tests {:.1} s): {}{}",
@@ -1155,6 +1170,7 @@ fn run_all(runner: &mut Runner, chosen: &[Mutant]) -> Result<Vec<Tested>> {
             }
         );
         results.push(t);
+        after_each(runner, &results)?;
     }
     Ok(results)
 }
@@ -1165,7 +1181,7 @@ pub fn test_sample(root: &Path) -> Result<()> {
     let all = all_mutants(root)?;
     let chosen = sample(&all, TEST_SAMPLE, TEST_SEED);
     let mut runner = Runner::new(root, None)?;
-    let results = run_all(&mut runner, &chosen)?;
+    let results = run_all(&mut runner, &chosen, None, &mut |_, _| Ok(()))?;
     let doc = std::fs::read_to_string(root.join(DOC)).unwrap_or_default();
     let why = explanations(&doc);
     let s = Score::of(&results, &why);
