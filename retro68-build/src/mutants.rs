@@ -19,7 +19,8 @@
 //! `docs/MUTANTS.md` explains as equivalent left out of the denominator.
 //!
 //! Order: the tests that killed a mutant earlier in the run go first, then the rest by their
-//! time on the unmutated driver, fastest first — most mutants die in the first seconds.
+//! time on the unmutated driver, fastest first — most mutants die in the first seconds. A
+//! Rust mutant that passes them all meets the driver crate's host unit tests last.
 //!
 //! `docs/MUTANTS.md`'s generated section is rewritten by every run that is not `--only`
 //! (score, counts, per-mutant time, each survivor with its diff and its explanation from the
@@ -460,7 +461,7 @@ impl Applied {
         let original = std::fs::read_to_string(&path)?;
         let marker = work_dir(root).join("applied");
         std::fs::write(work_dir(root).join("applied.orig"), &original)?;
-        std::fs::write(&marker, &m.file)?;
+        std::fs::write(&marker, format!("{}\n{}", m.file, std::process::id()))?;
         std::fs::write(&path, m.apply(&original))?;
         Ok(Applied {
             path,
@@ -482,11 +483,18 @@ fn work_dir(root: &Path) -> PathBuf {
     root.join("target/mutants")
 }
 
-/// Put back a file a killed run left mutated.
+/// Put back a file a killed run left mutated (never one a running run has mutated now).
 fn restore_interrupted(root: &Path) -> Result<()> {
     let w = work_dir(root);
     let marker = w.join("applied");
-    if let Ok(file) = std::fs::read_to_string(&marker) {
+    if let Ok(text) = std::fs::read_to_string(&marker) {
+        let (file, pid) = text.split_once('\n').unwrap_or((&text, ""));
+        if Path::new("/proc").join(pid.trim()).exists() && !pid.trim().is_empty() {
+            bail!(
+                "another `cargo xtask mutants` (process {}) has {file} mutated now: wait for it",
+                pid.trim()
+            );
+        }
         let orig = std::fs::read_to_string(w.join("applied.orig"))?;
         std::fs::write(root.join(file.trim()), orig)?;
         std::fs::remove_file(&marker)?;
@@ -700,14 +708,22 @@ fn driver_artifact() -> &'static pipeline::Artifact {
 impl Runner {
     /// Build the unmutated driver in the mutants' build directory and time every test on it
     /// (every test must pass there).
-    fn new(root: &Path, only_suite: Option<&str>) -> Result<Runner> {
+    ///
+    /// `quick` (`cargo xtask test`, which has just built everything and passed every suite on
+    /// the unmutated driver): the standard build directory, warm, so only the driver crate
+    /// recompiles; the tests' times are reused if recorded, else not measured.
+    fn new(root: &Path, only_suite: Option<&str>, quick: bool) -> Result<Runner> {
         crate::prereq::ensure_all()?;
         restore_interrupted(root)?;
         let w = work_dir(root);
         // out_dir/../m68k-build/standard is where the suites look for the driver's symbols.
         let opts = Options {
             out_dir: w.join("m68k"),
-            build_dir: w.join("m68k-build/standard"),
+            build_dir: if quick {
+                Options::standard(root).build_dir
+            } else {
+                w.join("m68k-build/standard")
+            },
             ..Options::standard(root)
         };
         std::fs::create_dir_all(&opts.out_dir)?;
@@ -736,19 +752,11 @@ impl Runner {
             t.elapsed().as_secs_f64()
         );
         let mut cases = cases(root, only_suite)?;
+        // The times are for ordering and time limits only: kept per blob and list of tests.
         let key = format!(
             "{}\n{}",
             sha256_hex(&original_blob),
-            cases
-                .iter()
-                .map(|c| format!(
-                    "{} {} {:?}",
-                    c.exe.display(),
-                    c.name,
-                    std::fs::metadata(&c.exe).and_then(|m| m.modified()).ok()
-                ))
-                .collect::<Vec<_>>()
-                .join("\n")
+            cases.iter().map(|c| c.id()).collect::<Vec<_>>().join("\n")
         );
         let cache = w.join("baseline.txt");
         let cached = std::fs::read_to_string(&cache).ok();
@@ -766,6 +774,11 @@ impl Runner {
                 "xtask mutants: {} tests, passing on the unmutated driver (recorded)",
                 cases.len()
             );
+        } else if quick {
+            // They have just passed; the time limit is then 3 × 100 s + 20 s.
+            for c in cases.iter_mut() {
+                c.baseline = Duration::from_secs(100);
+            }
         } else {
             eprintln!(
                 "xtask mutants: running the {} tests on the unmutated driver",
@@ -837,6 +850,9 @@ impl Runner {
                         }
                         break;
                     }
+                    if matches!(outcome, Outcome::Survived) && m.file.ends_with(".rs") {
+                        outcome = self.host_unit_tests(m)?;
+                    }
                     outcome
                 }
             }
@@ -848,6 +864,46 @@ impl Runner {
             outcome,
             build,
             tests: t.elapsed() - build,
+        })
+    }
+}
+
+impl Runner {
+    /// The driver crate's host unit tests (`cargo test -p ferrite-driver --lib`: the logic
+    /// modules, `request`, `sense`, `cache`, …) on the mutated source: last, since they cost
+    /// a host build.
+    fn host_unit_tests(&self, m: &Mutant) -> Result<Outcome> {
+        let _applied = Applied::new(&self.root, m)?;
+        let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .current_dir(&self.root)
+            .args(["test", "--quiet", "-p", "ferrite-driver", "--lib"])
+            .stdin(Stdio::null())
+            .output()
+            .context("could not run cargo test -p ferrite-driver")?;
+        if out.status.success() {
+            return Ok(Outcome::Survived);
+        }
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if text.contains("could not compile") {
+            // The host build refused what the m68k build took (a host-only lint): unviable.
+            return Ok(Outcome::Unviable(
+                "the host build of ferrite-driver refused it".into(),
+            ));
+        }
+        let test = text
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("---- ")
+                    .and_then(|l| l.strip_suffix(" stdout ----"))
+            })
+            .unwrap_or("?");
+        Ok(Outcome::Killed {
+            test: format!("ferrite-driver (host)::{test}"),
+            line: failure_line(&text),
         })
     }
 }
@@ -1051,7 +1107,9 @@ pub struct Args {
 pub fn main(root: &Path, args: &Args) -> Result<ExitCode> {
     let wall = Instant::now();
     std::fs::create_dir_all(work_dir(root))?;
-    restore_interrupted(root)?;
+    if !args.list {
+        restore_interrupted(root)?;
+    }
     let planted = planted_mutants(root)?;
     // The planted bugs alone need no list from cargo-mutants.
     let all = if args
@@ -1095,7 +1153,7 @@ pub fn main(root: &Path, args: &Args) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let mut runner = Runner::new(root, args.suite.as_deref())?;
+    let mut runner = Runner::new(root, args.suite.as_deref(), false)?;
     let deadline = args.minutes.map(|m| wall + Duration::from_secs(60 * m));
     let write_doc_now = args.only.is_none() && args.suite.is_none();
     let total = all.len();
@@ -1180,8 +1238,11 @@ fn run_all(
 pub fn test_sample(root: &Path) -> Result<()> {
     let all = all_mutants(root)?;
     let chosen = sample(&all, TEST_SAMPLE, TEST_SEED);
-    let mut runner = Runner::new(root, None)?;
-    let results = run_all(&mut runner, &chosen, None, &mut |_, _| Ok(()))?;
+    let mut runner = Runner::new(root, None, true)?;
+    let results = run_all(&mut runner, &chosen, None, &mut |_, _| Ok(()));
+    // The standard build directory back to the unmutated driver.
+    pipeline::build_artifact(driver_artifact(), &runner.opts)?;
+    let results = results?;
     let doc = std::fs::read_to_string(root.join(DOC)).unwrap_or_default();
     let why = explanations(&doc);
     let s = Score::of(&results, &why);
