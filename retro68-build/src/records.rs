@@ -132,6 +132,13 @@ fn short(v: &Value, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
+/// A commit as the tables show it: 10 digits, and `-dirty` when the tree had changes.
+fn commit_cell(v: &Value) -> String {
+    let s = v.as_str().unwrap_or("?");
+    let dirty = if s.ends_with("-dirty") { "-dirty" } else { "" };
+    format!("{}{dirty}", &s[..s.len().min(10)])
+}
+
 /// The generated tables: one row per soak run, one row per fuzz target and run.
 pub fn tables(records: &[Value]) -> String {
     let mut t = String::new();
@@ -159,7 +166,7 @@ pub fn tables(records: &[Value]) -> String {
                 t,
                 "| {} | `{}` | `{}` | {} | {} × {} | {} | {} | {} | {} | {result} |",
                 short(&r["date"], 16).replace('T', " "),
-                short(&r["commit"], 10),
+                commit_cell(&r["commit"]),
                 short(&r["blob_sha256"], 12),
                 r["seed"].as_u64().map_or("?".into(), |s| s.to_string()),
                 machines.len(),
@@ -189,7 +196,7 @@ pub fn tables(records: &[Value]) -> String {
                     t,
                     "| {} | `{}` | `{}` | `{}` | {} | {} | {} | {}{} |",
                     short(&r["date"], 16).replace('T', " "),
-                    short(&r["commit"], 10),
+                    commit_cell(&r["commit"]),
                     short(&r["blob_sha256"], 12),
                     x["target"].as_str().unwrap_or("?"),
                     r["seconds_per_target"].as_u64().unwrap_or(0),
