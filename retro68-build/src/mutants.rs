@@ -914,13 +914,24 @@ fn explanations(doc: &str) -> HashMap<String, String> {
     let Some(at) = doc.find(EXPLAINED) else {
         return out;
     };
+    let mut current: Option<(String, String)> = None;
     for l in doc[at..].lines() {
         if let Some(rest) = l.strip_prefix("- `")
             && let Some((name, reason)) = rest.split_once("`: ")
         {
-            out.insert(name.to_string(), reason.trim().to_string());
+            out.extend(current.take());
+            current = Some((name.to_string(), reason.trim().to_string()));
+        } else if let Some(more) = l.strip_prefix("  ")
+            && let Some((_, reason)) = current.as_mut()
+        {
+            // A reason goes on over the lines indented under its entry.
+            reason.push(' ');
+            reason.push_str(more.trim());
+        } else {
+            out.extend(current.take());
         }
     }
+    out.extend(current);
     out
 }
 
@@ -1344,8 +1355,9 @@ mod tests {
     #[test]
     fn survivors_are_explained_by_name() {
         let doc = "x\n## Survivors explained\n\n- `a.rs:1:2: replace x`: equivalent: same code\n\
-                   - `b.rs:3:4: y`: killed now by `driver_io::t`\n";
+                   - `b.rs:3:4: y`: killed now by\n  `driver_io::t`\n\nafter\n";
         let why = explanations(doc);
+        assert_eq!(why["b.rs:3:4: y"], "killed now by `driver_io::t`");
         assert!(is_equivalent(why.get("a.rs:1:2: replace x")));
         assert!(!is_equivalent(why.get("b.rs:3:4: y")));
         assert_eq!(why.len(), 2);
