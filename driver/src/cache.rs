@@ -140,4 +140,16 @@ mod tests {
         assert_eq!(wce_on(on.bytes()), Some(true));
         assert_eq!(wce_on(off.bytes()), Some(false));
     }
+
+    /// A drive that sends less than its page's length says (a short transfer): the page is
+    /// not used, even when it would fit a parameter list.
+    #[test]
+    fn a_page_longer_than_the_data_is_refused() {
+        let mut out = [0u8; MAX_LIST];
+        let mut short = sense(false, caching::WCE, 0x12);
+        short.1 = 4 + 2 + 4;
+        let chg = sense(false, caching::WCE, 0x12);
+        assert_eq!(wce_on(short.bytes()), None);
+        assert_eq!(enable_wce_list(short.bytes(), chg.bytes(), &mut out), None);
+    }
 }

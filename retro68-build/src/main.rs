@@ -55,7 +55,7 @@ enum Cmd {
     /// Opt-in check with a real ROM: with FERRITE_Q800_ROM=FILE (a Quadra 800 ROM you own),
     /// boot a Ferrite disk in QEMU's q800 and read the Mac's low memory through QEMU's monitor
     /// to confirm the Ferrite driver is in the unit table and its volume in the drive queue.
-    /// Without the variable it says it was skipped.
+    /// Without the variable it prints SKIPPED and exits with status 77 (neither pass nor fail).
     QemuCheck,
     /// Rewrite the fault matrix in docs/RELIABILITY.md (tests/tests/driver_fault_matrix.rs:
     /// every injected fault × operation × SCSI Manager × write cache) after a build.
@@ -161,6 +161,30 @@ enum Cmd {
         #[arg(long, default_value_t = 3)]
         seed: u64,
     },
+    /// Mutation testing of the driver (retro68-build/src/mutants.rs): mutants of driver/src
+    /// (cargo-mutants' list, negated branches and dropped register saves in the assembly), each
+    /// built through the pipeline and run through the driver suites; writes docs/MUTANTS.md.
+    Mutants {
+        /// Test this many mutants, drawn with --seed (default: all).
+        #[arg(long)]
+        sample: Option<usize>,
+        /// The sample's seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Only the mutants whose name contains this (`planted`: the planted bugs); the doc
+        /// is not rewritten.
+        #[arg(long)]
+        only: Option<String>,
+        /// List the mutants and stop.
+        #[arg(long)]
+        list: bool,
+        /// Only the suites whose name contains this (the doc is not rewritten).
+        #[arg(long)]
+        suite: Option<String>,
+        /// Start no mutant after this many minutes (the doc holds those tested).
+        #[arg(long)]
+        minutes: Option<u64>,
+    },
     /// Install the prerequisites only.
     Setup,
 }
@@ -237,7 +261,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             verify_shipped(&Options::standard(&root).out_dir)?;
         }
         Cmd::Test => test(&root)?,
-        Cmd::QemuCheck => qemu_check(&root)?,
+        Cmd::QemuCheck => return qemu_check(&root),
         Cmd::Reliability => {
             prereq::ensure_all()?;
             let opts = Options::standard(&root);
@@ -332,6 +356,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if !s.found.is_empty() {
                 return Ok(ExitCode::FAILURE);
             }
+        }
+        Cmd::Mutants {
+            sample,
+            seed,
+            only,
+            list,
+            suite,
+            minutes,
+        } => {
+            let args = retro68_build::mutants::Args {
+                sample,
+                seed,
+                only,
+                list,
+                suite,
+                minutes,
+            };
+            return retro68_build::mutants::main(&root, &args);
         }
         Cmd::CodegenRecall { programs, seed } => codegen_recall(&root, programs, seed)?,
         Cmd::Difftest {
@@ -478,17 +520,22 @@ const Q800_ROM_ENV: &str = "FERRITE_Q800_ROM";
 /// real Quadra's speed; the ROM's memory test and SCSI scan take seconds).
 const QEMU_CHECK_SECONDS: u64 = 90;
 
+/// The exit status of `cargo xtask qemu-check` when it did not run (no ROM): neither a pass
+/// (0) nor a failure (1), so no script mistakes a skip for either (77: the "skipped" status of
+/// the GNU test drivers).
+const QEMU_CHECK_SKIPPED: u8 = 77;
+
 /// `cargo xtask qemu-check`: see [`Cmd::QemuCheck`].
-fn qemu_check(root: &Path) -> Result<()> {
+fn qemu_check(root: &Path) -> Result<ExitCode> {
     use ferrite_harness::qemu_monitor::{Monitor, MonitorMemory, QemuProcess, find_ferrite};
     use std::time::{Duration, Instant};
     let Some(rom) = std::env::var_os(Q800_ROM_ENV) else {
         println!(
-            "xtask qemu-check: skipped: {Q800_ROM_ENV} is not set. The check boots a real Quadra 800 ROM \
+            "xtask qemu-check: SKIPPED (exit status {QEMU_CHECK_SKIPPED}): {Q800_ROM_ENV} is not set. The check boots a real Quadra 800 ROM \
              in QEMU with a Ferrite disk, and no Apple ROM ships with Ferrite or may be used in its CI; \
              run `{Q800_ROM_ENV}=/path/to/Quadra800.rom cargo xtask qemu-check` with a ROM you own."
         );
-        return Ok(());
+        return Ok(ExitCode::from(QEMU_CHECK_SKIPPED));
     };
     let rom = std::path::absolute(PathBuf::from(rom))?;
     if !rom.is_file() {
@@ -573,7 +620,7 @@ fn qemu_check(root: &Path) -> Result<()> {
                         .join("; ")
                 );
                 m.quit();
-                return Ok(());
+                return Ok(ExitCode::SUCCESS);
             }
             Err(e) => last = e,
         }
@@ -883,6 +930,25 @@ fn fuzz(root: &Path, seconds: u64, only: Option<&str>) -> Result<ExitCode> {
             out.status.success(),
         ));
     }
+    let record = retro68_build::records::fuzz_record(
+        root,
+        seconds,
+        &rows
+            .iter()
+            .map(|r| retro68_build::records::FuzzRow {
+                target: r.0.clone(),
+                executions: r.1.parse().ok(),
+                executions_per_second: r.2.parse().ok(),
+                crashes: r.3,
+                finished: r.4,
+            })
+            .collect::<Vec<_>>(),
+    );
+    let path = retro68_build::records::write(root, &record)?;
+    println!(
+        "xtask fuzz: record {} (docs/RELIABILITY.md's tables regenerated)",
+        path.display()
+    );
     println!(
         "\n{:<20} {:>14} {:>10} {:>8}",
         "target", "executions", "exec/s", "crashes"
@@ -920,7 +986,8 @@ fn soak(root: &Path, m68k_dir: &Path, seed: Option<u64>, ops: u64) -> Result<()>
     ])
     .args(["--", "--include-ignored", "--nocapture"])
     .env("FERRITE_M68K_DIR", m68k_dir)
-    .env("FERRITE_SOAK_OPS", ops.to_string());
+    .env("FERRITE_SOAK_OPS", ops.to_string())
+    .env("FERRITE_SOAK_RECORD", "1");
     if let Some(s) = seed {
         cmd.env("FERRITE_SEED", s.to_string());
     }

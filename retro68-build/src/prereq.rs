@@ -278,7 +278,42 @@ pub fn ensure_all() -> Result<()> {
     ensure_packages(PACKAGES)?;
     ensure_python_modules(PYTHON_MODULES)?;
     ensure_lint_tools()?;
+    ensure_cargo_mutants()?;
     ensure_nightly()
+}
+
+/// The version of `cargo-mutants` whose mutant list `cargo xtask mutants` (and the sample in
+/// `cargo xtask test`) reads.
+const CARGO_MUTANTS_VERSION: &str = "27.1.0";
+
+/// `cargo mutants` (the source of the driver's Rust mutants, `mutants.rs`), installed with
+/// `cargo install --locked` when missing.
+fn ensure_cargo_mutants() -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let works = Command::new(&cargo)
+        .args(["mutants", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if works {
+        return Ok(());
+    }
+    eprintln!("xtask: cargo-mutants is missing; installing it (cargo install --locked)");
+    let st = Command::new(&cargo)
+        .args([
+            "install",
+            "--locked",
+            "cargo-mutants",
+            "--version",
+            CARGO_MUTANTS_VERSION,
+        ])
+        .status()
+        .context("could not run cargo install")?;
+    if !st.success() {
+        bail!(
+            "`cargo install --locked cargo-mutants --version {CARGO_MUTANTS_VERSION}` failed ({st})"
+        );
+    }
+    Ok(())
 }
 
 /// `rustfmt` and `clippy` of the host toolchain (the test's formatting and lint gates).

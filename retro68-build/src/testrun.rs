@@ -260,6 +260,7 @@ fn steps(root: &Path, t: &mut Timings) -> Result<()> {
     // needs only the first build, so it runs beside the tests (which leave cores idle at
     // times: a binary with one long test, the single-threaded harness runs).
     let coverage_dir = fresh_coverage_dir(root)?;
+    retro68_build::skips::clear()?;
     std::thread::scope(|s| -> Result<()> {
         let second = s.spawn(|| {
             eprintln!("xtask test: reproducible (second build from scratch, beside the tests)");
@@ -274,7 +275,15 @@ fn steps(root: &Path, t: &mut Timings) -> Result<()> {
         t.unit(name, name.to_string(), took, r.is_ok());
         checks?;
         r
-    })
+    })?;
+
+    // 5. A fixed sample of driver mutants, each killed by some suite. It edits `driver/src`
+    // while it runs, so only after the reproducibility build has read the sources.
+    t.step("driver mutants sample", |_| {
+        retro68_build::mutants::test_sample(root)
+    })?;
+    retro68_build::skips::summary();
+    Ok(())
 }
 
 /// The tests and the harness runs, from the m68k artifacts in `m68k_dir`.

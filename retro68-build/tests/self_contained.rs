@@ -22,13 +22,23 @@ fn no_tracked_file_refers_outside_the_repository() {
         .args(["ls-files", "-z"])
         .current_dir(root)
         .output();
+    // Without git or outside a checkout there is no list of tracked files to check: that is
+    // a failure with its reason, never a pass.
     let out = match out {
         Ok(o) if o.status.success() => o.stdout,
-        _ => {
-            eprintln!("not a git checkout (or no git): nothing to check");
-            return;
-        }
+        Ok(o) => panic!(
+            "`git ls-files` failed in {} ({}): the check needs a git checkout of Ferrite: {}",
+            root.display(),
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Err(e) => panic!("cannot run git ({e}): the check needs git and a checkout of Ferrite"),
     };
+    assert!(
+        out.split(|&b| b == 0).any(|n| n == b"Cargo.toml"),
+        "`git ls-files` in {} does not list Cargo.toml: not Ferrite's checkout",
+        root.display()
+    );
     let patterns = forbidden();
     let mut found = Vec::new();
     for name in out.split(|&b| b == 0).filter(|n| !n.is_empty()) {

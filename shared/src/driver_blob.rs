@@ -429,6 +429,40 @@ mod tests {
     }
 
     #[test]
+    fn turning_the_write_cache_on_keeps_the_other_flags() {
+        let mut b = blob(2, 0x8000_0002, 0, 0);
+        let s = Settings {
+            write_cache: true,
+            ..Settings::read(&b).unwrap()
+        };
+        s.write(&mut b).unwrap();
+        let at = SETTINGS_OFFSET + 8;
+        let flags = u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        assert_eq!(flags, 0x8000_0002 | FLAG_WRITE_CACHE);
+        assert!(Settings::read(&b).unwrap().write_cache);
+    }
+
+    #[test]
+    fn the_head_pointers_follow_the_table_count() {
+        // A DRVR name of 3 bytes: the table starts at the next even offset after it.
+        let mut b = [0u8; 256];
+        b[DRVR_HEADER_OFFSET + DRVR_FIXED_LEN] = 3;
+        let table = head_table_offset(&b).unwrap();
+        assert_eq!(table, DRVR_HEADER_OFFSET + DRVR_FIXED_LEN + 4);
+        // A count of 0x0003 (its high byte 0, the byte before it not).
+        b[table - 1] = 0x7F;
+        b[table..table + 2].copy_from_slice(&3u16.to_be_bytes());
+        let first = table + HEAD_TABLE_FIXED_LEN;
+        let mut p = head_pointers(&b).unwrap();
+        assert_eq!(
+            [p.next(), p.next(), p.next(), p.next()],
+            [Some(first), Some(first + 4), Some(first + 8), None]
+        );
+        // A table running past the blob is refused.
+        assert!(head_pointers(&b[..first + 8]).is_none());
+    }
+
+    #[test]
     fn a_version_1_block_reads_as_auto_without_a_cap() {
         let b = blob(1, 1, 0, 0);
         let s = Settings::read(&b).unwrap();

@@ -218,6 +218,10 @@ mod tests {
         );
         assert_eq!(write_10(7, 1, true), [0x2A, 0x08, 0, 0, 0, 7, 0, 0, 1, 0]);
         assert_eq!(
+            verify_10(0x0A0B_0C0D, 0x0102),
+            [0x2F, 0, 0x0A, 0x0B, 0x0C, 0x0D, 0, 1, 2, 0]
+        );
+        assert_eq!(
             mode_sense_6(8, page_control::CHANGEABLE, 36),
             [0x1A, 0x08, 0x48, 0, 36, 0]
         );

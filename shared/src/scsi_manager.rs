@@ -44,3 +44,25 @@ pub mod original {
     pub const SC_LOOP: u16 = 5;
     pub const SC_STOP: u16 = 7;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::v43::*;
+
+    /// The result codes as `docs/mac-facts.md` gives them (Inside Macintosh: Devices, SCSI
+    /// Manager 4.3 result codes).
+    #[test]
+    fn result_codes_are_the_published_ones() {
+        assert_eq!(
+            [
+                SCSI_NON_ZERO_STATUS,
+                SCSI_SELECT_TIMEOUT,
+                SCSI_COMMAND_TIMEOUT,
+                SCSI_BUS_RESET,
+                SCSI_DATA_RUN_ERROR
+            ],
+            [-7932, -7926, -7925, -7922, -7918]
+        );
+        assert_eq!(SCSI_REQUEST_IN_PROGRESS, 1);
+    }
+}

@@ -22,6 +22,7 @@ use ferrite::*;
 use ferrite_emu::scsi::{DiskConfig, NotReadyCause};
 use ferrite_emu::seed::{Rng, seed_from_env};
 use ferrite_emu::start_manager::RomGeneration;
+use retro68_build::records::{self, SoakMachine};
 
 const ABORT_ERR: i16 = -27;
 const CONTROL_ERR: i16 = -17;
@@ -283,10 +284,14 @@ impl Soak {
         }
     }
 
-    /// The power goes: blocks still in the drive's cache may go back to what the medium
-    /// holds; every other block must match the shadow.
+    /// The power goes. The window rule: only the blocks the drive still held in its write
+    /// cache at that moment may go back to what the medium holds (the shadow takes the
+    /// medium's contents for those); any other block that differs from the shadow was lost
+    /// although the drive had it on the medium — a write acknowledged but never sent, or sent
+    /// elsewhere — and fails the run.
     fn power_loss(&mut self) {
         let blocks = self.r.disk().blocks();
+        let cached: HashSet<u64> = self.r.disk().cached_lbas().into_iter().collect();
         let store = self.r.disk().read_store(0, blocks).unwrap();
         self.r.disk().power_loss();
         self.stats[4] += 1;
@@ -296,14 +301,23 @@ impl Soak {
         }
         for b in 0..blocks {
             let at = b as usize * 512;
-            if self.shadow[at..at + 512] != after[at..at + 512] && !self.unknown.contains(&b) {
-                // Acknowledged but only in the cache: lost, within the window.
-                self.shadow[at..at + 512].copy_from_slice(&after[at..at + 512]);
+            if self.shadow[at..at + 512] == after[at..at + 512] || self.unknown.contains(&b) {
+                continue;
             }
+            if !cached.contains(&b) {
+                self.fail(format!(
+                    "after the power loss block {b} is not what the driver acknowledged, and the \
+                     drive did not hold it in its cache ({} blocks were cached): the \
+                     acknowledged write never reached it",
+                    cached.len()
+                ));
+            }
+            // Acknowledged, still in the drive's cache: lost, within the window.
+            self.shadow[at..at + 512].copy_from_slice(&after[at..at + 512]);
         }
     }
 
-    fn run(&mut self, ops: usize) {
+    fn run(&mut self, ops: usize) -> SoakMachine {
         for op in 0..ops {
             self.ops = op;
             match self.rng.below(100) {
@@ -349,6 +363,16 @@ impl Soak {
             self.what,
             self.unknown.len()
         );
+        SoakMachine {
+            machine: self.what.clone(),
+            reads_checked: reads.into(),
+            writes_acknowledged: writes.into(),
+            requests_failed: failed.into(),
+            aborted: aborted.into(),
+            power_losses: losses.into(),
+            faults: faults.into(),
+            unknown_blocks: self.unknown.len() as u64,
+        }
     }
 }
 
@@ -359,23 +383,56 @@ fn ops() -> usize {
         .unwrap_or(SHORT_OPS)
 }
 
+/// With `FERRITE_SOAK_RECORD=1` (`cargo xtask soak` sets it) the run leaves its record in
+/// `docs/records/`, passed or failed, and `docs/RELIABILITY.md`'s soak table is regenerated.
 #[test]
 #[ignore = "needs the m68k driver: run `cargo xtask test`"]
 fn soak() {
     let seed = seed_from_env();
     let ops = ops();
-    let mut machine = 0;
-    for cpu in CPUS {
-        for rom in ROMS {
-            Soak::new(cpu, rom, seed, machine).run(ops);
-            machine += 1;
+    let record = std::env::var_os("FERRITE_SOAK_RECORD").is_some_and(|v| v == "1");
+    let started = std::time::Instant::now();
+    let mut machines: Vec<(ferrite_emu::CpuModel, RomGeneration)> = CPUS
+        .into_iter()
+        .flat_map(|cpu| ROMS.into_iter().map(move |rom| (cpu, rom)))
+        .collect();
+    machines.push((ferrite_emu::CpuModel::M68040, RomGeneration::Quadra));
+    let mut done = Vec::new();
+    let mut failure = None;
+    for (machine, &(cpu, rom)) in machines.iter().enumerate() {
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Soak::new(cpu, rom, seed, machine as u64).run(ops)
+        }));
+        match run {
+            Ok(m) => done.push(m),
+            Err(p) => {
+                failure = Some(p);
+                break;
+            }
         }
     }
-    Soak::new(
-        ferrite_emu::CpuModel::M68040,
-        RomGeneration::Quadra,
-        seed,
-        machine,
-    )
-    .run(ops);
+    if record {
+        let message = failure.as_ref().map(|p| {
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic without a message".into())
+                .replace('\n', " — ")
+        });
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let r = records::soak_record(
+            &root,
+            &driver_blob(),
+            seed,
+            ops as u64,
+            &done,
+            message.as_deref(),
+            started.elapsed().as_secs_f64(),
+        );
+        let path = records::write(&root, &r).expect("writing the soak's record");
+        eprintln!("soak: record {}", path.display());
+    }
+    if let Some(p) = failure {
+        std::panic::resume_unwind(p);
+    }
 }

@@ -40,6 +40,26 @@ fn instructions_per_host_second() {
             s.host_time,
             s.instructions_per_second() / 1e6
         );
-        assert!(s.instructions_per_second() > 0.0);
+        // The machine's totals are this one call's, and its host time was measured (a speed
+        // of 0 would mean the clock never ran).
+        assert_eq!(
+            (s.calls, s.instructions, s.cycles, s.host_time),
+            (1, r.instructions, r.cycles, r.host_time),
+            "{cpu}: the machine's statistics are the call's"
+        );
+        assert!(
+            !s.host_time.is_zero(),
+            "{cpu}: the call's host time was measured"
+        );
+        if cpu == CpuModel::M68000 {
+            // MC68000 User's Manual §8 (instruction execution times): MOVE.L d16(An),Dn 16,
+            // MOVEQ 4, ADD.L Dn,Dn 8, SUBQ.L #,Dn 8, BNE.S 10 taken / 8 not, RTS 16 cycles.
+            let n = u64::from(n);
+            assert_eq!(
+                s.cycles,
+                16 + 4 + 26 * n - 2 + 16,
+                "68000 cycles of loop({n})"
+            );
+        }
     }
 }

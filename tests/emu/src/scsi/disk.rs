@@ -441,6 +441,12 @@ impl DiskTarget {
         self.cache.len()
     }
 
+    /// The LBAs of the dirty blocks in the write cache, ascending: what a power loss at this
+    /// moment takes (the soak's window rule).
+    pub fn cached_lbas(&self) -> Vec<u64> {
+        self.cache.lbas()
+    }
+
     /// Write-cache capacity in blocks.
     pub fn cache_capacity_blocks(&self) -> usize {
         self.cache.capacity_blocks()

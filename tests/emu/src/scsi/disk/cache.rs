@@ -37,6 +37,13 @@ impl WriteCache {
         self.blocks.is_empty()
     }
 
+    /// The LBAs of the dirty blocks, ascending.
+    pub fn lbas(&self) -> Vec<u64> {
+        let mut l: Vec<u64> = self.blocks.keys().copied().collect();
+        l.sort_unstable();
+        l
+    }
+
     /// The cached data of `lba`, if dirty.
     pub fn get(&self, lba: u64) -> Option<&[u8]> {
         self.blocks.get(&lba).map(|(_, d)| d.as_slice())
