@@ -146,6 +146,13 @@ enum Cmd {
         /// Only the short fixed-seed run of `cargo xtask test` (the other options are ignored).
         #[arg(long)]
         short: bool,
+        /// Run `--programs` programs of every seed of A..B (or A..=B) and record the summary in
+        /// docs/records/codegen-fuzz/ and docs/codegen-conformance.md (replaces `--seed`).
+        #[arg(long)]
+        seeds: Option<String>,
+        /// Only regenerate the table of recorded runs in docs/codegen-conformance.md.
+        #[arg(long)]
+        update_records_doc: bool,
     },
     /// Verifier recall: build the codegen suite and a batch of generated programs without
     /// the binary repairs, and count how many of the cases that then differ from the host
@@ -302,7 +309,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             no_repair,
             no_reduce,
             short,
+            seeds,
+            update_records_doc,
         } => {
+            if update_records_doc {
+                retro68_build::fuzzrun::update_records_doc(&root)?;
+                return Ok(ExitCode::SUCCESS);
+            }
             prereq::ensure_all()?;
             if short {
                 fuzz_codegen_short(&root)?;
@@ -324,6 +337,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     if first > 0 { "-from" } else { "" }
                 )),
             };
+            if let Some(seeds) = seeds {
+                let seeds = retro68_build::fuzzrun::parse_seeds(&seeds)?;
+                let (r, file) = retro68_build::fuzzrun::run_recorded(&campaign, seeds, &|| {
+                    emu_bin(&root, "codegen-fuzz")
+                })?;
+                println!("codegen fuzz: recorded in {}", file.display());
+                return Ok(if r.found.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                });
+            }
             let s = campaign.run(&|| emu_bin(&root, "codegen-fuzz"))?;
             print_fuzz_summary(&s);
             if !s.found.is_empty() {
