@@ -124,9 +124,20 @@ impl Campaign {
         programs: &[(GenProgram, BTreeSet<usize>)],
         runner: &dyn Fn() -> Command,
     ) -> Result<BatchRun> {
+        self.run_source(tag, &fuzzgen::batch_source(programs), runner)
+    }
+
+    /// Build and run a batch given as source (the layout of [`fuzzgen::batch_source`]: a
+    /// `PROGRAMS` table of `crate::Program`s), e.g. hand-made variants of a reduced program.
+    pub fn run_source(
+        &self,
+        tag: &str,
+        source: &str,
+        runner: &dyn Fn() -> Command,
+    ) -> Result<BatchRun> {
         std::fs::create_dir_all(&self.work_dir)?;
         let batch_file = self.work_dir.join(format!("{tag}.rs"));
-        std::fs::write(&batch_file, fuzzgen::batch_source(programs))?;
+        std::fs::write(&batch_file, source)?;
         // The host's checksums.
         let host = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .current_dir(&self.root)

@@ -153,6 +153,9 @@ enum Cmd {
         /// Only regenerate the table of recorded runs in docs/codegen-conformance.md.
         #[arg(long)]
         update_records_doc: bool,
+        /// Build and run this batch file (a hand-edited `mismatch-*.rs`) instead of generating.
+        #[arg(long)]
+        source: Option<PathBuf>,
     },
     /// Verifier recall: build the codegen suite and a batch of generated programs without
     /// the binary repairs, and count how many of the cases that then differ from the host
@@ -311,6 +314,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             short,
             seeds,
             update_records_doc,
+            source,
         } => {
             if update_records_doc {
                 retro68_build::fuzzrun::update_records_doc(&root)?;
@@ -337,6 +341,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     if first > 0 { "-from" } else { "" }
                 )),
             };
+            if let Some(file) = source {
+                let text = std::fs::read_to_string(&file)?;
+                let r = campaign.run_source("source", &text, &|| emu_bin(&root, "codegen-fuzz"))?;
+                println!(
+                    "codegen fuzz: {} mismatching, {} verifier findings",
+                    r.mismatches.len(),
+                    r.verifier_findings
+                );
+                for (i, t) in &r.mismatches {
+                    println!("  program {i}: {}", t.join(" | "));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if let Some(seeds) = seeds {
                 let seeds = retro68_build::fuzzrun::parse_seeds(&seeds)?;
                 let (r, file) = retro68_build::fuzzrun::run_recorded(&campaign, seeds, &|| {
