@@ -37,6 +37,10 @@ use std::collections::HashMap;
 
 const PREFIX: &str = "%__ferrite_bt";
 
+/// When set, the rustc wrapper appends the message of every classified `llc` crash to this
+/// file (the random run sets it to read the class of a failed build).
+pub const CRASH_LOG_ENV: &str = "FERRITE_LLC_CRASH_LOG";
+
 /// A name prefix not used in `ll`: `%__ferrite_bt`, with `_` appended until it is new.
 fn prefix(ll: &str) -> String {
     let mut p = PREFIX.to_string();

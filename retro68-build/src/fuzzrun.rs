@@ -85,8 +85,16 @@ impl Campaign {
         o.build_dir = self.root.join("target/m68k-build").join(variant);
         o.out_dir = self.work_dir.join("m68k");
         o.repair_hazards = self.repair;
-        o.crate_env = vec![(PROGRAMS_ENV, batch_file.to_path_buf())];
+        o.crate_env = vec![
+            (PROGRAMS_ENV, batch_file.to_path_buf()),
+            (crate::bittest::CRASH_LOG_ENV, self.crash_log()),
+        ];
         o
+    }
+
+    /// Where the rustc wrapper writes the class of an `llc` crash ([`crate::bittest`]).
+    fn crash_log(&self) -> PathBuf {
+        self.work_dir.join("llc-crashes.txt")
     }
 
     /// A new build directory starts as a copy of the codegen suite's cargo target directories
@@ -164,6 +172,7 @@ impl Campaign {
         std::fs::write(&host_file, &host.stdout)?;
         // The 68k builds, through the whole pipeline.
         let opts = self.options(&batch_file);
+        let _ = std::fs::remove_file(self.crash_log());
         self.seed_build_dir(&opts)?;
         let mut paths = Vec::new();
         let mut verifier_findings = 0;
@@ -307,7 +316,13 @@ impl Campaign {
             Err(e) if format!("{e:#}").contains(M68K_BUILD) => {
                 if programs.len() == 1 {
                     let why = format!("{e:#}");
-                    let line = why.lines().last().unwrap_or("").trim().to_string();
+                    let mut line = why.lines().last().unwrap_or("").trim().to_string();
+                    // The class of an `llc` crash, as the wrapper logged it for this build.
+                    if let Ok(log) = std::fs::read_to_string(self.crash_log())
+                        && let Some(last) = log.lines().last()
+                    {
+                        line = format!("{line}; {last}");
+                    }
                     out.push((first, vec![format!("{BUILD_FAILED}: {line}")]));
                     return Ok(());
                 }

@@ -822,7 +822,20 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
             // A crash of the assembly printer is reported by its class, not as a backtrace.
             llc_run(extra, "asm", &asm_path).map_err(|e| {
                 match crate::bittest::crash_class(&format!("{e:#}")) {
-                    Some(class) => anyhow::anyhow!("{n}: {class}"),
+                    Some(class) => {
+                        // The random run reads the class from here (`crate::fuzzrun`).
+                        if let Some(log) = std::env::var_os(crate::bittest::CRASH_LOG_ENV) {
+                            use std::io::Write as _;
+                            if let Ok(mut f) = std::fs::OpenOptions::new()
+                                .create(true)
+                                .append(true)
+                                .open(log)
+                            {
+                                let _ = writeln!(f, "{n}: {}", class.replace('\n', " "));
+                            }
+                        }
+                        anyhow::anyhow!("{n}: {class}")
+                    }
                     None => e,
                 }
             })?;
