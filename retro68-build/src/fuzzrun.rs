@@ -735,6 +735,9 @@ pub fn run_recorded(
     };
     let mut mism = std::collections::BTreeMap::<String, u32>::new();
     let mut crashes = std::collections::BTreeMap::<String, u32>::new();
+    let dir = template.root.join(RECORDS_DIR);
+    std::fs::create_dir_all(&dir)?;
+    let file = dir.join(r.file_name());
     for seed in seeds {
         let left = template
             .time_limit
@@ -777,15 +780,14 @@ pub fn run_recorded(
                 }
             }
         }
+        // Written after every seed, so a run stopped early still leaves its record (the
+        // seeds field then names the range asked for; `programs` is what ran).
+        r.mismatches = mism.clone().into_iter().collect();
+        r.crashes = crashes.clone().into_iter().collect();
+        r.wall_seconds = start.elapsed().as_secs();
+        std::fs::write(&file, r.to_json())?;
+        update_records_doc(&template.root)?;
     }
-    r.mismatches = mism.into_iter().collect();
-    r.crashes = crashes.into_iter().collect();
-    r.wall_seconds = start.elapsed().as_secs();
-    let dir = template.root.join(RECORDS_DIR);
-    std::fs::create_dir_all(&dir)?;
-    let file = dir.join(r.file_name());
-    std::fs::write(&file, r.to_json())?;
-    update_records_doc(&template.root)?;
     Ok((r, file))
 }
 
