@@ -599,7 +599,7 @@ impl Record {
     }
 }
 
-/// Every record in `root`'s [`RECORDS_DIR`], oldest first (by file name: date, then seeds).
+/// Every record in `root`'s [`RECORDS_DIR`], oldest first (by date, then first seed).
 pub fn read_records(root: &Path) -> Result<Vec<Record>> {
     let dir = root.join(RECORDS_DIR);
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
@@ -609,14 +609,15 @@ pub fn read_records(root: &Path) -> Result<Vec<Record>> {
             .collect(),
         Err(_) => Vec::new(),
     };
-    files.sort();
-    files
+    let mut records = files
         .iter()
         .map(|f| {
             Record::from_json(&std::fs::read_to_string(f)?)
                 .with_context(|| format!("reading {}", f.display()))
         })
-        .collect()
+        .collect::<Result<Vec<Record>>>()?;
+    records.sort_by(|a, b| (&a.date, a.seed_first).cmp(&(&b.date, b.seed_first)));
+    Ok(records)
 }
 
 /// The generated section of [`RECORDS_DOC`]: a table of the records, oldest first.
