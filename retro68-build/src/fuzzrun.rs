@@ -602,7 +602,7 @@ impl Record {
 /// Every record in `root`'s [`RECORDS_DIR`], oldest first (by date, then first seed).
 pub fn read_records(root: &Path) -> Result<Vec<Record>> {
     let dir = root.join(RECORDS_DIR);
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+    let files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
         Ok(rd) => rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
