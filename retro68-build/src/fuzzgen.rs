@@ -7,7 +7,8 @@
 //! and rotations, comparisons feeding branches and selects at joins, loops with early exits,
 //! arrays and slices indexed by computed values, a small struct passed and returned by value,
 //! calls with many arguments, 64-bit multiply, divide and remainder, flag-heavy boolean code
-//! and `match` on integers.
+//! and `match` on integers; and, from a second stream ([`extras`]), `Option`/`Result` with `?`,
+//! `match` on an enum with data, `&mut` to a stack struct across a call, and iterator chains.
 //!
 //! The programs are well defined on every target, so the host's checksum is the reference:
 //! no `+ - *` that can overflow (wrapping, checked, saturating or overflowing forms only),
@@ -836,7 +837,24 @@ pub fn generate(seed: u64, index: u32) -> GenProgram {
     }
 
     let n = 8 + g.rng.below(16);
-    let body = g.stmts(n, 0);
+    let mut body = g.stmts(n, 0);
+
+    // Constructs the driver and Ferrite Setup use that the statements above cannot make:
+    // `Option`/`Result` with `?`, `match` on an enum with data, `&mut` to a stack struct
+    // across a call, iterator chains. Drawn from a second generator, so the statements above
+    // are the ones this seed and index always made; a few lines are inserted among them.
+    let mut rng2 = Rng::new(seed ^ u64::from(index).wrapping_mul(0xE703_7ED1_A0B4_28DB) ^ 0x5EED);
+    extras(
+        &mut rng2,
+        &name,
+        &sname,
+        &fields,
+        &g.vars,
+        &g.arrays,
+        &g.struct_vars,
+        &mut items,
+        &mut body,
+    );
 
     // The checksum: FNV-1a style over every local.
     let mut epi = String::from("    let mut ck: u64 = 0xcbf2_9ce4_8422_2325;\n");
@@ -871,6 +889,122 @@ pub fn generate(seed: u64, index: u32) -> GenProgram {
     }
 }
 
+/// The helpers of [`extras`] (items) and 2 to 4 statements using them, inserted at random
+/// top-level positions of `body`.
+#[allow(clippy::too_many_arguments)]
+fn extras(
+    rng: &mut Rng,
+    name: &str,
+    sname: &str,
+    fields: &[(String, Ty)],
+    vars: &[(String, Ty, bool)],
+    arrays: &[(String, Ty, u32)],
+    struct_vars: &[String],
+    items: &mut String,
+    body: &mut Vec<Stmt>,
+) {
+    let k = |rng: &mut Rng| rng.next_u64() as u32;
+    // `Option` with `?`: three checked steps, any of which may give up.
+    let _ = writeln!(
+        items,
+        "#[inline(never)]\nfn {name}_hq(a: u32, b: u32) -> Option<u32> {{\n    let x = a.checked_add(b)?;\n    let y = x.checked_mul((b & {}) | 1)?;\n    let z = y.checked_sub(a >> {})?;\n    Some(z ^ {:#x})\n}}",
+        1 + rng.below(15),
+        rng.below(32),
+        k(rng)
+    );
+    // `Result` with `?` and `map_err`.
+    let _ = writeln!(
+        items,
+        "#[inline(never)]\nfn {name}_hr(a: u64, b: u64) -> Result<u64, u8> {{\n    let q = a.checked_div(b >> {}).ok_or(1u8)?;\n    let r = u32::try_from(q).map_err(|_| 2u8)?;\n    Ok(u64::from(r) + 1)\n}}",
+        rng.below(64)
+    );
+    // An enum with data, made and matched by two helpers.
+    let _ = writeln!(
+        items,
+        "#[derive(Clone, Copy)]\npub enum E{name} {{ A(u32), B(u16, i8), C }}\n#[inline(never)]\nfn {name}_he(x: u32, y: u16) -> E{name} {{\n    match x % 3 {{ 0 => E{name}::A(x ^ {:#x}), 1 => E{name}::B(y, x as i8), _ => E{name}::C }}\n}}\n#[inline(never)]\nfn {name}_hm(e: E{name}) -> u32 {{\n    match e {{ E{name}::A(v) => v.rotate_left({}), E{name}::B(a, b) => (a as u32).wrapping_mul({:#x}) ^ (b as i32 as u32), E{name}::C => {:#x} }}\n}}",
+        k(rng),
+        rng.below(32),
+        k(rng),
+        k(rng)
+    );
+    // `&mut` to a stack struct across a call.
+    let updates: Vec<String> = fields
+        .iter()
+        .map(|(f, t)| {
+            format!(
+                "s.{f} = s.{f}.wrapping_add(x as {}).rotate_left({});",
+                t.name(),
+                rng.below(t.bits())
+            )
+        })
+        .collect();
+    let (f0, t0) = &fields[0];
+    let _ = writeln!(
+        items,
+        "#[inline(never)]\nfn {name}_hmut(s: &mut {sname}, x: u32) {{\n    {}\n    if x & 1 == 1 {{ s.{f0} = s.{f0}.wrapping_sub(1 as {}); }}\n}}",
+        updates.join("\n    "),
+        t0.name()
+    );
+
+    let writable: Vec<&(String, Ty, bool)> = vars.iter().filter(|v| v.2).collect();
+    if writable.is_empty() {
+        return;
+    }
+    // A `u32`/`u64`/`u16` view of a local, for the helpers' arguments.
+    let arg = |rng: &mut Rng, ty: &str| {
+        let v = &rng.pick(&writable).0;
+        format!("({v} as {ty})")
+    };
+    for _ in 0..2 + rng.below(3) {
+        let (v, ty, _) = (*rng.pick(&writable)).clone();
+        let t = ty.name();
+        let line = match rng.below(6) {
+            0 => {
+                let (a, b) = (arg(rng, "u32"), arg(rng, "u32"));
+                format!(
+                    "{v} ^= ({name}_hq({a}, {b}).unwrap_or({:#x}) as {t});",
+                    k(rng)
+                )
+            }
+            1 => {
+                let (a, b) = (arg(rng, "u64"), arg(rng, "u64"));
+                format!(
+                    "{v} = {v}.wrapping_add((match {name}_hr({a}, {b}) {{ Ok(x) => x, Err(e) => (e as u64).wrapping_mul({:#x}) }}) as {t});",
+                    rng.next_u64()
+                )
+            }
+            2 if !struct_vars.is_empty() => {
+                let s = rng.pick(struct_vars).clone();
+                let x = arg(rng, "u32");
+                format!("{name}_hmut(&mut {s}, {x});")
+            }
+            3 | 4 if !arrays.is_empty() => {
+                let (a, _, _) = rng.pick(arrays).clone();
+                if rng.chance(50) {
+                    format!(
+                        "{v} = {v}.wrapping_add(({a}.iter().zip({a}.iter().skip(1)).map(|(&x, &y)| (x as u64) ^ (y as u64).rotate_left({})).filter(|x| x & 3 != 0).fold(0u64, |s, x| s.wrapping_add(x))) as {t});",
+                        rng.below(64)
+                    )
+                } else {
+                    format!(
+                        // Forward only: `rev()` over a stack array meets the open loop-pointer
+                        // class (docs/codegen-conformance.md) on most programs; it would hide
+                        // everything else until it is repaired.
+                        "{v} ^= ({a}.iter().take_while(|&&x| (x as u64) & {} != 0).count() as {t});",
+                        1 + rng.below(15)
+                    )
+                }
+            }
+            _ => {
+                let (x, y) = (arg(rng, "u32"), arg(rng, "u16"));
+                format!("{v} ^= ({name}_hm({name}_he({x}, {y})) as {t});")
+            }
+        };
+        let at = rng.below(body.len() as u32 + 1) as usize;
+        body.insert(at, Stmt::Line(line));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -899,6 +1033,32 @@ mod tests {
         let fewer = p.render(&(0..p.statement_count()).collect());
         assert!(fewer.len() < all.len());
         assert!(fewer.contains("let mut ck"));
+    }
+
+    /// Every construct of `extras` shows up in a few dozen programs, and the extra lines can
+    /// be left out like any other statement.
+    #[test]
+    fn programs_use_option_result_enums_mut_refs_and_iterators() {
+        let all: String = (0..40)
+            .map(|i| generate(5, i).render(&BTreeSet::new()))
+            .collect();
+        for construct in [
+            "_hq(",
+            "-> Option<u32>",
+            "?;",
+            "-> Result<u64, u8>",
+            "Err(e) =>",
+            "pub enum E",
+            "_hm(",
+            "_hmut(&mut s",
+            ".zip(",
+            ".take_while(",
+        ] {
+            assert!(all.contains(construct), "no `{construct}` in 40 programs");
+        }
+        let p = generate(5, 1);
+        let bare = p.render(&(0..p.statement_count()).collect());
+        assert!(!bare.lines().any(|l| l.trim_start().starts_with("p1_hmut(")));
     }
 
     /// The reducer leaves out any statement it likes: whatever it leaves out, every `while`

@@ -3,6 +3,7 @@
 pub mod allones;
 pub mod anext;
 pub mod asm;
+pub mod bittest;
 pub mod coverage;
 pub mod elf;
 pub mod extstore;

@@ -149,6 +149,16 @@ enum Cmd {
         /// Only the short fixed-seed run of `cargo xtask test` (the other options are ignored).
         #[arg(long)]
         short: bool,
+        /// Run `--programs` programs of every seed of A..B (or A..=B) and record the summary in
+        /// docs/records/codegen-fuzz/ and docs/codegen-conformance.md (replaces `--seed`).
+        #[arg(long)]
+        seeds: Option<String>,
+        /// Only regenerate the table of recorded runs in docs/codegen-conformance.md.
+        #[arg(long)]
+        update_records_doc: bool,
+        /// Build and run this batch file (a hand-edited `mismatch-*.rs`) instead of generating.
+        #[arg(long)]
+        source: Option<PathBuf>,
     },
     /// Verifier recall: build the codegen suite and a batch of generated programs without
     /// the binary repairs, and count how many of the cases that then differ from the host
@@ -329,7 +339,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             no_repair,
             no_reduce,
             short,
+            seeds,
+            update_records_doc,
+            source,
         } => {
+            if update_records_doc {
+                retro68_build::fuzzrun::update_records_doc(&root)?;
+                return Ok(ExitCode::SUCCESS);
+            }
             prereq::ensure_all()?;
             if short {
                 fuzz_codegen_short(&root)?;
@@ -351,6 +368,31 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     if first > 0 { "-from" } else { "" }
                 )),
             };
+            if let Some(file) = source {
+                let text = std::fs::read_to_string(&file)?;
+                let r = campaign.run_source("source", &text, &|| emu_bin(&root, "codegen-fuzz"))?;
+                println!(
+                    "codegen fuzz: {} mismatching, {} verifier findings",
+                    r.mismatches.len(),
+                    r.verifier_findings
+                );
+                for (i, t) in &r.mismatches {
+                    println!("  program {i}: {}", t.join(" | "));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            if let Some(seeds) = seeds {
+                let seeds = retro68_build::fuzzrun::parse_seeds(&seeds)?;
+                let (r, file) = retro68_build::fuzzrun::run_recorded(&campaign, seeds, &|| {
+                    emu_bin(&root, "codegen-fuzz")
+                })?;
+                println!("codegen fuzz: recorded in {}", file.display());
+                return Ok(if r.found.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                });
+            }
             let s = campaign.run(&|| emu_bin(&root, "codegen-fuzz"))?;
             print_fuzz_summary(&s);
             if !s.found.is_empty() {

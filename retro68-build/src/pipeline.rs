@@ -17,7 +17,7 @@ pub const PHI_FLAG: &str = "-C llvm-args=-phi-elim-split-all-critical-edges";
 
 /// Bumped whenever the stack-index rewrite (`crate::stackidx`) changes: it is passed as a
 /// `--cfg` so that cargo rebuilds every crate (cargo does not see a new wrapper binary).
-pub const STACKIDX_REWRITE: &str = "--cfg ferrite_stackidx_rewrite_v13";
+pub const STACKIDX_REWRITE: &str = "--cfg ferrite_stackidx_rewrite_v14";
 
 /// Hand-written 68000 helpers that replace `mulu.l`/`muls.l` (see `m68k::repair_68000`),
 /// linked into every artifact built from Rust.

@@ -58,6 +58,9 @@ pub struct LaunderStats {
     /// Selects and min/max calls with an all-ones constant rewritten as masked merges
     /// (`crate::allones`).
     pub allones: usize,
+    /// One-bit tests of a value shifted by a constant passed through an opaque value
+    /// (`crate::bittest`).
+    pub bittests: usize,
     /// Extensions into address registers patched in the objects (`crate::anext`).
     pub anext: usize,
     /// Spill MOVEMs merged out of register order, whose codegen unit was compiled again with
@@ -190,6 +193,9 @@ pub fn launder_ir(ll: &str) -> Result<(String, LaunderStats)> {
     // All-ones select arms, lowered as a compare and a SUBX that reads X (`crate::allones`).
     let (ll_wide, allones) = crate::allones::hide_all_ones_arms(&ll_wide)?;
     stats.allones = allones;
+    // One-bit tests of a value shifted by a constant, selected as `btst #REG` (`crate::bittest`).
+    let (ll_wide, bittests) = crate::bittest::hide_shifted_bit_tests(&ll_wide)?;
+    stats.bittests = bittests;
     let (ll_mulo, mulos) = widen_mulo(&ll_wide)?;
     stats.mulos = mulos;
     let (ll_sret, srets) = sret_inreg(&ll_mulo);
@@ -776,6 +782,7 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
         total.srets += stats.srets;
         total.mulos += stats.mulos;
         total.allones += stats.allones;
+        total.bittests += stats.bittests;
         let ll_path = work.join(n.replace(".bc", ".ll"));
         std::fs::write(&ll_path, rewritten)?;
         // The member this replaces: `{stem}.{cgu}.rcgu.o`.
@@ -812,7 +819,26 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
         let mir_path = ll_path.with_extension("mir");
         let compile = |extra: &[&str]| -> Result<(String, Vec<crate::movem::BadMerge>)> {
             llc_run(extra, "obj", &obj)?;
-            llc_run(extra, "asm", &asm_path)?;
+            // A crash of the assembly printer is reported by its class, not as a backtrace.
+            llc_run(extra, "asm", &asm_path).map_err(|e| {
+                match crate::bittest::crash_class(&format!("{e:#}")) {
+                    Some(class) => {
+                        // The random run reads the class from here (`crate::fuzzrun`).
+                        if let Some(log) = std::env::var_os(crate::bittest::CRASH_LOG_ENV) {
+                            use std::io::Write as _;
+                            if let Ok(mut f) = std::fs::OpenOptions::new()
+                                .create(true)
+                                .append(true)
+                                .open(log)
+                            {
+                                let _ = writeln!(f, "{n}: {}", class.replace('\n', " "));
+                            }
+                        }
+                        anyhow::anyhow!("{n}: {class}")
+                    }
+                    None => e,
+                }
+            })?;
             let asm = std::fs::read_to_string(&asm_path)?;
             if !crate::movem::has_merged_movem(&asm) {
                 return Ok((asm, Vec::new()));
@@ -906,7 +932,7 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
     std::fs::write(
         out_dir.join(format!("{stem}.stackidx.txt")),
         format!(
-            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nmulos {}\nallones {}\nanext {}\nmovem {}\n",
+            "functions {}\nallocas {}\ngeps {}\nothers {}\nsrets {}\nmulos {}\nallones {}\nbittests {}\nanext {}\nmovem {}\n",
             total.functions,
             total.allocas,
             total.geps,
@@ -914,6 +940,7 @@ pub fn wrapper_main(target_spec: &str, args: Vec<OsString>) -> Result<i32> {
             total.srets,
             total.mulos,
             total.allones,
+            total.bittests,
             total.anext,
             total.movem
         ),
@@ -967,6 +994,7 @@ define void @g(ptr %x, i32 %i) {
                 srets: 0,
                 mulos: 0,
                 allones: 0,
+                bittests: 0,
                 anext: 0,
                 movem: 0
             }

@@ -856,3 +856,66 @@ fn byte_copies_before_a_retested_branch() {
     assert_eq!(at(retest.end()).mnemonic, "beq.s");
     assert_eq!(at(r.map(0x1006)).flow.target, Some(r.map(0x100a)));
 }
+
+/// Seed 1 program 110 of `cargo xtask fuzz-codegen`, as linked: `v2 == 0` is tested once by an
+/// OR of its halves, and LLVM M68k reads those flags twice — a `seq` materializes the
+/// condition for a later select and a `beq` skips the remainder call — with the phi copy
+/// `move.l %a3,%d1` (the 0 of the skipped path) between them. The copy sets Z from `%a3`
+/// (always 0), so the branch always skipped the call and `checked_rem` gave 0 on all five
+/// targets. The verifier's walk back from the copy stopped at the `seq` (a reader of the
+/// flags that is not a branch), so it reported nothing and the repair left it; an Scc on the
+/// same flags is now passed like a branch on them.
+#[test]
+fn copy_between_an_scc_and_a_branch_on_the_same_flags() {
+    let w = [
+        0x97cb, // 1000 suba.l %a3,%a3
+        0x8c81, // 1002 or.l %d1,%d6
+        0x2a40, // 1004 movea.l %d0,%a5
+        0x57c0, // 1006 seq %d0
+        0x48af, 0x0001, 0x0022, // 1008 movem.w %d0,(34,%sp)
+        0x220b, // 100e move.l %a3,%d1
+        0x6702, // 1010 beq.s 1014
+        0x7001, // 1012 moveq #1,%d0
+        0x4e75, // 1014 rts
+    ];
+    let image = code(&w);
+    let len = image.len() as u32;
+    let v = verify(&image, BASE, Cpu::M68000, &[]);
+    let found: Vec<u32> = v.with_rule(Rule::FlagHazard).map(|f| f.addr).collect();
+    assert_eq!(found, vec![0x1010], "{v}");
+    let syms = [Symbol {
+        name: "f".into(),
+        addr: BASE,
+        size: len,
+    }];
+    let img = LinkedImage {
+        functions: &syms,
+        ..LinkedImage::text(&image, BASE, len)
+    };
+    let (r, rep) = repair_flag_hazards(img, REPAIR_MAX_GAP).unwrap();
+    assert!(rep.unrepaired.is_empty(), "{rep}");
+    let text = &r.image[..r.code_len as usize];
+    let after = verify(text, BASE, Cpu::M68000, &[]);
+    assert!(after.is_clean(), "{after}");
+    // The conditional branch now follows the OR (or a re-test of its result) with no copy
+    // between them.
+    let mut p = r.map(0x1002);
+    let mut seen = Vec::new();
+    loop {
+        let i = decode(text, (p - BASE) as usize, p).unwrap();
+        if matches!(i.kind, Kind::Bcc(..)) {
+            break;
+        }
+        seen.push(i.text.clone());
+        p = i.end();
+    }
+    let last_flag_writer = seen
+        .iter()
+        .rev()
+        .find(|t| !t.starts_with("movem") && !t.starts_with("movea") && !t.starts_with("s"))
+        .unwrap();
+    assert!(
+        last_flag_writer.starts_with("or.l") || last_flag_writer.starts_with("tst"),
+        "{seen:?}"
+    );
+}

@@ -764,9 +764,12 @@ fn unconsumed_producer(
     while k > 0 && !leaders.contains(&insns[k].addr) {
         k -= 1;
         let p = &insns[k];
-        // An earlier branch on the same flag bits means the producer's flags are wanted
-        // again; a branch on other bits (`subq ; bcs ; move ; beq`) ends the search.
-        let branch_on_flags = matches!(p.kind, Kind::Bcc(..))
+        // An earlier branch or Scc on the same flag bits means the producer's flags are wanted
+        // again (`or.l ; seq ; move.l %a3,%d1 ; beq`: LLVM M68k kept the compare's flags for
+        // both the Scc and the branch and put a register copy between them; seed 1 program
+        // 110 of the random run); a branch on other bits (`subq ; bcs ; move ; beq`) ends the
+        // search.
+        let branch_on_flags = matches!(p.kind, Kind::Bcc(..) | Kind::Scc(_))
             && p.flags.writes.is_empty()
             && p.reads.intersects(bits);
         if p.flags.class == FlagClass::Unknown

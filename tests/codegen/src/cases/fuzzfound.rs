@@ -1941,6 +1941,2031 @@ fn fuzz_s3_p6(o: &mut Out) {
     o.u64(s3_p6::p6(core::hint::black_box(0x9940cfaf87393e42)));
 }
 
+// Seed 1 program 4: its build stopped (the bit-test class; `llc` crashed in
+// `printImmediate`) until the bit-test rewrite.
+mod s1_p4 {
+    #[derive(Clone, Copy)]
+    pub struct S4 {
+        f0: u32,
+        f1: i64,
+    }
+    #[inline(never)]
+    fn p4_h0(a0: u64, a1: u32, a2: i16, a3: u64, a4: i64, a5: i8) -> i8 {
+        let r = (a1 as i8)
+            .checked_mul(a5)
+            .unwrap_or((-3i8))
+            .swap_bytes()
+            .wrapping_add((((4i32 >= 2147483647i32) || (i8::MIN != 9i8)) as i8));
+        if (-6156i16).checked_div(1i16.saturating_mul(a2)).is_none() {
+            r
+        } else {
+            r ^ 3i8
+        }
+    }
+    #[inline(never)]
+    fn p4_h1(a0: i32, a1: i16, a2: u64, a3: u8, a4: u16) -> u64 {
+        let r = ((0i64.checked_sub(9223372036854775807i64).unwrap_or(11i64)
+            > (((-4152814049790872865i64) >= (-1i64)) as i64)) as u64);
+        if ((a3 as i64) != (-1i64)) {
+            r
+        } else {
+            r ^ (match a1.wrapping_add(a1).saturating_sub(a1.wrapping_add(a1)) {
+                ..=-142i16 => ((a2.count_ones() as u64) ^ ((0xffffffffffffffffu64 != a2) as u64)),
+                -141i16..=26425i16 => (a2.wrapping_add(0x0u64).count_ones() as u64),
+                _ => a2,
+            })
+        }
+    }
+    #[inline(never)]
+    fn p4_hs(s: S4, x: u32) -> S4 {
+        S4 {
+            f0: 0x3u32
+                .saturating_mul(s.f0)
+                .rotate_left((1i32.wrapping_add(1i32)) as u32),
+            f1: 1i64
+                .wrapping_rem((s.f0 as i64) | 1)
+                .max((s.f1 as i64).wrapping_add(s.f1)),
+        }
+    }
+    #[inline(never)]
+    pub fn p4(input: u64) -> u64 {
+        let mut v0: u64 = (input.rotate_left(28) ^ 0x13b6e71f4dfb2ec) as u64;
+        let mut v1: i8 = (input.rotate_left(22) ^ 0x506fe3a527e8d122) as i8;
+        let mut v2: u8 = (input.rotate_left(57) ^ 0x39e0550b45e7c8bf) as u8;
+        let mut v3: u64 = (input.rotate_left(60) ^ 0xbc327fdae468ce88) as u64;
+        let mut v4: u64 = (input.rotate_left(55) ^ 0xe22073c6601b3ec1) as u64;
+        let mut v5: i64 = (input.rotate_left(29) ^ 0xf3f3a4648b930b98) as i64;
+        let mut b0: bool = (input >> 58) & 1 == 1;
+        let mut b1: bool = (input >> 52) & 1 == 1;
+        let mut r0: [u8; 2] = [(input >> 0) as u8, (input >> 5) as u8];
+        let mut r1: [i8; 5] = [
+            (input >> 0) as i8,
+            (input >> 5) as i8,
+            (input >> 10) as i8,
+            109i8,
+            (input >> 20) as i8,
+        ];
+        let mut s0 = S4 {
+            f0: (input >> 3) as u32,
+            f1: (input >> 3) as i64,
+        };
+        let mut s1 = S4 {
+            f0: (input >> 10) as u32,
+            f1: (input >> 10) as i64,
+        };
+        if (!(((r1[(((v1 as u16).reverse_bits()) as u32 % 5) as usize] as u32) & 1 == 1)
+            & ((s1.f0 as u8) & 1 == 1)))
+        {
+            return (input ^ (v3 as u64)).rotate_left(7);
+        }
+        if (!(r0[((((-1i16) & 1 == 1) as u64) as u32 % 2) as usize] as i32)
+            .overflowing_sub(0i32)
+            .1)
+        {
+            return (input ^ (v1 as u64)).rotate_left(7);
+        }
+        {
+            let mut i0: u32 = 0;
+            while i0 < 12 {
+                i0 += 1;
+                if v5
+                    .wrapping_add(s0.f1)
+                    .checked_mul((v5.trailing_zeros() as i64))
+                    .is_none()
+                {
+                    break;
+                }
+                s0.f1 = ((r0
+                    [(((r0[((b1 as i32) as u32 % 2) as usize] as i64) as u64) as u32 % 2) as usize]
+                    as i64)
+                    .abs_diff(
+                        (match (r1[(((0x21bdu16 != 0x8000u16) as i16) as u32 % 5) as usize] as i64)
+                        {
+                            ..=-6501514239258826733i64 => v5,
+                            -6501514239258826732i64..=-3733153126517239989i64 => {
+                                (r1[((match (v4 as i32) {
+                                    ..=744442700i32 => i0,
+                                    744442701i32..=971810551i32 => i0,
+                                    _ => 0x0u32,
+                                }) as u32
+                                    % 5) as usize] as i64)
+                            }
+                            _ => (v2 as i64),
+                        }),
+                    ) as i64);
+                if (v4.rotate_left((i0 as u32) as u32) != (v4 & v3)) {
+                    v1 ^= v1;
+                } else {
+                    v3 ^= (r0[..(((i0) % 3) as usize)]
+                        .iter()
+                        .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32))
+                        as u64)
+                        .overflowing_add(v4)
+                        .0;
+                    v0 ^= (r0[((0x6672u16) as u32 % 2) as usize] as u64)
+                        .overflowing_sub(((v5) as u64))
+                        .0;
+                }
+            }
+        }
+        v2 = v2
+            .overflowing_add(0x80u8)
+            .0
+            .wrapping_div((v4 as u8).wrapping_add(0x6u8) | 1)
+            .wrapping_add(v2);
+        if 1i64.saturating_add(v5).overflowing_sub((v0 as i64)).1 {
+            v3 = v3.wrapping_add((s1.f1 as u64));
+        }
+        if (v3 < (r0[((v2.overflowing_add((s1.f1 as u8)).0) as u32 % 2) as usize] as u64)) {
+            s0 = p4_hs(
+                s1,
+                (match (r1
+                    [..(((r0[((v1.wrapping_add(v1)) as u32 % 2) as usize] as u32) % 6) as usize)]
+                    .iter()
+                    .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32))
+                    as u64) as u8
+                    % 8
+                {
+                    0 => {
+                        (if (v1 & 1 == 1) {
+                            0xb4230a88u32
+                        } else {
+                            0x80000000u32
+                        })
+                    }
+                    1 | 2 => (v3 as u32).wrapping_add(0x1u32),
+                    3..=5 => s1.f0.wrapping_div((v5 as u32) | 1),
+                    _ => (v5 as u32).wrapping_div(0x89fb9969u32 | 1),
+                }),
+            );
+            r1[((v3 as u64) as u32 % 5) as usize] =
+                (r0[..((((r0[((((s0.f1 as i32) & 1 == 1) as i32) as u32 % 2) as usize] as u32)
+                    .abs_diff(0x509920a3u32) as u32)
+                    % 3) as usize)]
+                    .iter()
+                    .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32)) as i8);
+        } else {
+            s1 = p4_hs(
+                s1,
+                (if (s0.f1 as i16).checked_mul(12686i16).is_none() {
+                    ((v1 as u32).trailing_zeros() as u32)
+                } else {
+                    ((r1[((i32::MIN) as u32 % 5) as usize] as u32).abs_diff(s1.f0) as u32)
+                }),
+            );
+            b0 = ((b0 ^ (0xffffu16 & 1 == 1)) != (b0 != b1));
+            v3 = ((v2) as u64);
+        }
+        for i1 in 0..11u32 {
+            {
+                let mut i2: u32 = 0;
+                while i2 < 7 {
+                    i2 += 1;
+                    v4 ^= (if b0 {
+                        (r1.iter().position(|&x| x == v1).map_or(5u32, |p| p as u32) as u64)
+                    } else {
+                        0x8d4e5c46ff9ab8ecu64
+                    });
+                    if b1 {
+                        break;
+                    }
+                }
+            }
+            v5 = ((if (b1 ^ ((v1 as u64) & 1 == 1)) {
+                (p4_h1(
+                    2147483647i32,
+                    (r1[((0x7fffffffffffffffu64.wrapping_rem(v3 | 1)) as u32 % 5) as usize] as i16),
+                    v0,
+                    v2,
+                    0x0u16,
+                ) as i64)
+            } else {
+                ((v3 as i64) as i64)
+            })
+            .abs_diff((0i64.wrapping_div(s1.f1 | 1).trailing_zeros() as i64))
+                as i64);
+            if b1 {
+                s0.f0 = ((v5) as u32)
+                    .checked_rem((s1.f1 as u32).wrapping_neg())
+                    .unwrap_or(i1.wrapping_add(i1));
+            } else {
+                b1 = (v0 & 1 == 1);
+                s0 = p4_hs(s0, i1);
+            }
+        }
+        r0[((b0 as u32) as u32 % 2) as usize] = (v2.wrapping_sub(0x1u8) ^ ((0i32) as u8));
+        for i3 in 0..4u32 {
+            v2 = ((s0.f1 as u8).count_ones() as u8);
+            if (((v4 as u16) > (s0.f0 as u16)) || ((v3 as u64) >= v3)) {
+                r1[((v2 | v2) as u32 % 5) as usize] = (if b0 {
+                    v1.swap_bytes()
+                } else {
+                    (match (0x80000000u32) as u8 % 8 {
+                        0 => v1,
+                        1 | 2 => v1,
+                        3..=5 => v1,
+                        _ => (v0 as i8),
+                    })
+                });
+            }
+            if (0xffffffffu32.abs_diff(0x0u32) as u32)
+                .checked_add(((i3 & 1 == 1) as u32))
+                .is_none()
+            {
+                break;
+            }
+            v3 = (r1
+                .iter()
+                .position(|&x| x == r1[((i3) as u32 % 5) as usize])
+                .map_or(5u32, |p| p as u32) as u64)
+                .swap_bytes();
+        }
+        v4 ^= 0x226e87a927d40b56u64;
+        b0 = ((if (0x21cfu16 & 1 == 1) {
+            v4
+        } else {
+            (v4 as u64)
+        }) < v3);
+        v3 = ((v0.max(v0).wrapping_add(
+            (if (0x7fffu16 < 0x579au16) {
+                (v2 as u64)
+            } else {
+                (v0 as u64)
+            }),
+        )) as u64);
+        r0[((v0 as i64) as u32 % 2) as usize] = (s0.f0 as u8).wrapping_mul(
+            (r0[..(((0xd4bbd2bdu32) % 3) as usize)]
+                .iter()
+                .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32)) as u8),
+        );
+        v0 = v0.wrapping_sub(
+            ((v4.abs_diff((s0.f1 as u64).wrapping_div((s0.f1 as u64) | 1)) as u64) as u64),
+        );
+        if (0x80000000u32 & 1 == 1) {
+            v5 ^= (r0[((v1) as u32 % 2) as usize].checked_mul(v2).is_none() as i64);
+            if ((1i16 == (s1.f1 as i16)) & ((v3 as u8) > (v1 as u8))) {
+                v2 ^= (v2.wrapping_add(
+                    (r1[((2147483647i32.count_ones() as i32) as u32 % 5) as usize] as u8),
+                ) | ((0x8387u16) as u8));
+            } else {
+                b0 = (!b0);
+                v0 ^= (match (match (r1[(((v0 as u32) & 0x7fffffffu32) as u32 % 5) as usize] as i32)
+                    as u8
+                    % 8
+                {
+                    0 => (s0.f1 as i16),
+                    1 | 2 => {
+                        (r0[((r0[((v0 as u32) as u32 % 2) as usize] as i8) as u32 % 2) as usize]
+                            as i16)
+                    }
+                    3..=5 => 2i16,
+                    _ => 21909i16,
+                }) {
+                    ..=-20980i16 => ((v4 as i32) as u64),
+                    -20979i16..=18329i16 => (b0 as u64),
+                    _ => (s1.f1 as u64).wrapping_sub((v4 as u64)),
+                });
+            }
+        } else {
+            for i4 in 0..11u32 {
+                if ((v4 as u64).wrapping_shr((v2) as u32)
+                    >= v4
+                        .overflowing_sub(
+                            (r1[((0x7fffffffu32.saturating_add(0xffffffffu32)) as u32 % 5) as usize]
+                                as u64),
+                        )
+                        .0)
+                {
+                    break;
+                }
+                r0[(((v2) as i8) as u32 % 2) as usize] = (match v5 {
+                    ..=8352832779863624604i64 => (v5 as u8),
+                    8352832779863624605i64..=8916063974727879688i64 => 0xffu8,
+                    _ => v2,
+                })
+                .overflowing_add(((-1i32) as u8))
+                .0;
+                r0[((v2.wrapping_shr((v2) as u32)) as u32 % 2) as usize] = (i4 as u8)
+                    .overflowing_add(((v3 as u8).abs_diff((s0.f0 as u8)) as u8))
+                    .0;
+                v1 = (!(r1[((0xffffffffu32) % 5) as usize..]
+                    .iter()
+                    .copied()
+                    .fold(0 as i8, |s, x| s.wrapping_add(x)) as i8))
+                    .wrapping_add(((v1 as i8) ^ (v3 as i8)).max(v1));
+                v3 ^= (r1[(((-1i32).rotate_left(
+                    (r1[((match (v4 as u64) as u8 % 8 {
+                        0 => 10i32,
+                        1 | 2 => (-1575606517i32),
+                        3..=5 => i32::MIN,
+                        _ => 1i32,
+                    }) as u32
+                        % 5) as usize] as i32) as u32,
+                )) as u32
+                    % 5) as usize] as u64);
+            }
+        }
+        v1 = v1.wrapping_rem((v3 as i8).wrapping_sub(((v3 as i8) & v1)) | 1);
+        if (!(r1[((p4_h1((v5 as i32), 31544i16, (v2 as u64), v2, (v5 as u16)) as i64) as u32 % 5)
+            as usize] as u64)
+            .checked_mul(v4)
+            .is_none())
+        {
+            r1[((v4 as i32) as u32 % 5) as usize] = (-70i8);
+            {
+                let mut i5: u32 = 0;
+                while i5 < 6 {
+                    i5 += 1;
+                    v5 ^= (if i5
+                        .checked_mul((r1[((v2) as u32 % 5) as usize] as u32))
+                        .is_none()
+                    {
+                        s1.f1
+                    } else {
+                        (p4_h0(
+                            v0,
+                            (v3 as u32),
+                            1i16,
+                            (v5 as u64),
+                            (-7804614889170794298i64),
+                            v1,
+                        ) as i64)
+                    });
+                }
+            }
+            v3 = (match ((v5) as i32) {
+                ..=630646577i32 => v0.wrapping_add(
+                    (r1[((v5.wrapping_div((v2 as i64) | 1)) as u32 % 5) as usize] as u64),
+                ),
+                630646578i32..=1599257960i32 => v3,
+                _ => v0.wrapping_add((v5 as u64)),
+            })
+            .overflowing_sub(
+                ((p4_h0(v0, 0x80000000u32, i16::MIN, v3, v5, (s1.f0 as i8)) as u64).leading_zeros()
+                    as u64),
+            )
+            .0;
+        } else {
+            r1[((v2.wrapping_add(
+                (r1[((1i32.wrapping_sub(
+                    (r0[((0x7fffffffu32 | 0x80000000u32) as u32 % 2) as usize] as i32),
+                )) as u32
+                    % 5) as usize] as u8),
+            )) as u32
+                % 5) as usize] = v1;
+        }
+        for i6 in 0..6u32 {
+            if b0 {
+                continue;
+            }
+            for i7 in 0..2u32 {
+                v4 ^= (r1[(((v5 as u64).checked_rem(0x0u64).unwrap_or(v0)) as u32 % 5) as usize]
+                    as u64);
+                v3 = v3.wrapping_sub(
+                    (v3.wrapping_div(v4 | 1)
+                        .wrapping_shr((v5.checked_mul(v5).unwrap_or(v5)) as u32)
+                        .abs_diff(
+                            (0x8000000000000000u64.wrapping_add((v5 as u64))
+                                & v4.rotate_right((v1) as u32)),
+                        ) as u64),
+                );
+                v2 = (match (if ((s0.f0 as u8) == v2) {
+                    v2.overflowing_add(0x0u8).0
+                } else {
+                    (v4 as u8).wrapping_rem((s1.f0 as u8) | 1)
+                }) as u8
+                    % 8
+                {
+                    0 => (0x0u8 & v2).rotate_right((i7) as u32),
+                    1 | 2 => (v2.max((v2 as u8)).leading_zeros() as u8),
+                    3..=5 => {
+                        (if (!(v2 > v2)) {
+                            v2
+                        } else {
+                            (v4 as u8)
+                                .overflowing_sub(
+                                    (r1[((r1
+                                        .iter()
+                                        .position(|&x| x == v1)
+                                        .map_or(5u32, |p| p as u32)
+                                        as u64) as u32
+                                        % 5) as usize] as u8),
+                                )
+                                .0
+                        })
+                    }
+                    _ => (if b1 { (v3 as u8) } else { 0x2u8 }).saturating_add(
+                        (if ((v1 as i64) & 1 == 1) {
+                            (i7 as u8)
+                        } else {
+                            (i7 as u8)
+                        }),
+                    ),
+                });
+                if ((!(r1[((1i32) as u32 % 5) as usize] < (s0.f1 as i8))) ^ ((i7 as i8) & 1 == 1)) {
+                    break;
+                }
+                v5 = v5.wrapping_sub(
+                    (v5.wrapping_mul(v5)
+                        .wrapping_rem(v5.saturating_sub(s1.f1) | 1)
+                        .abs_diff(v5) as i64),
+                );
+            }
+            v5 = v5.wrapping_mul(
+                ((s1.f0 as i16) as i64)
+                    .overflowing_add(
+                        (v1 as i64)
+                            .wrapping_mul(v5)
+                            .wrapping_add((v5 as i64).wrapping_rem(v5 | 1)),
+                    )
+                    .0,
+            );
+            s1.f0 = i6.overflowing_sub(i6.wrapping_rem(i6 | 1)).0;
+            {
+                let mut i8: u32 = 0;
+                while i8 < 12 {
+                    i8 += 1;
+                    s1 = p4_hs(
+                        s1,
+                        (r0[..(((i6) % 3) as usize)]
+                            .iter()
+                            .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32))
+                            as u32)
+                            .wrapping_shr((s1.f1 as u8) as u32),
+                    );
+                }
+            }
+        }
+        if (!v1.overflowing_add(6i8).1) {
+            v5 = v5
+                .saturating_add((-1i64))
+                .wrapping_rem((v3 as i64).wrapping_mul((v3 as i64)) | 1)
+                .checked_div_euclid(
+                    (-6648649013018326051i64)
+                        .rotate_left((v0) as u32)
+                        .overflowing_sub((if (s1.f0 & 1 == 1) { v5 } else { v5 }))
+                        .0,
+                )
+                .unwrap_or(
+                    (0i64
+                        .wrapping_add((r0[((b0 as u32) as u32 % 2) as usize] as i64))
+                        .abs_diff(
+                            (match (v2) as u8 % 8 {
+                                0 => 758740275006302559i64,
+                                1 | 2 => s1.f1,
+                                3..=5 => (v5 as i64),
+                                _ => (v5 as i64),
+                            }),
+                        ) as i64),
+                );
+            r1[((v1.trailing_zeros() as i8) as u32 % 5) as usize] =
+                v1.overflowing_sub(v1).0.wrapping_abs();
+            v4 = (p4_h0(
+                (r0.iter().position(|&x| x == v2).map_or(2u32, |p| p as u32) as u64),
+                (r0[((b1 as u64) as u32 % 2) as usize] as u32).wrapping_sub(0x0u32),
+                32767i16.wrapping_shl((v5 as i64) as u32),
+                (v2 as u64).checked_div(v3).unwrap_or(v3),
+                v5.overflowing_add(
+                    (r0[((v2.overflowing_add((v4 as u8)).0) as u32 % 2) as usize] as i64),
+                )
+                .0,
+                5i8,
+            ) as u64);
+        }
+        r0[(((v5 as u8).wrapping_add(0xfu8)) as u32 % 2) as usize] = ((0xfb7b7eaeu32) as u8);
+        v4 = (v3 as u64).saturating_mul((b0 as u64).overflowing_mul(0x1u64).0);
+        r1[((i32::MIN) as u32 % 5) as usize] = (v1 & (v1 | 127i8));
+        for i9 in 0..7u32 {
+            v5 = v5.wrapping_mul(
+                (p4_h0(
+                    (r1[((v5.wrapping_abs()) as u32 % 5) as usize] as u64).wrapping_add(v4),
+                    ((v4 == (r1[((p4_h1(
+                        (v4 as i32),
+                        (v2 as i16),
+                        (v3 as u64),
+                        r0[((v5
+                            .overflowing_mul(
+                                (r0[(((v4 as u8).wrapping_add(v2)) as u32 % 2) as usize] as i64),
+                            )
+                            .0) as u32
+                            % 2) as usize],
+                        0xffffu16,
+                    )) as u32
+                        % 5) as usize] as u64)) as u32),
+                    (s1.f0 as i16).wrapping_add((-1i16)),
+                    v4.min(v3),
+                    ((0x7fffu16) as i64),
+                    v1.overflowing_add(v1).0,
+                ) as i64),
+            );
+            if b1 {
+                break;
+            }
+            v3 = v3.wrapping_sub(
+                (if ((r1
+                    .iter()
+                    .position(|&x| x == (v5 as i8))
+                    .map_or(5u32, |p| p as u32) as i64)
+                    <= (match v5 {
+                        ..=-6345217592083323750i64 => 7362191539156068353i64,
+                        -6345217592083323749i64..=6797783021231150666i64 => {
+                            (r1[((v0.overflowing_add(v3).0) as u32 % 5) as usize] as i64)
+                        }
+                        _ => (i9 as i64),
+                    }))
+                {
+                    (if (0x1u16 <= 0x9ffcu16) {
+                        (v0 as u64)
+                    } else {
+                        (v1 as u64)
+                    })
+                    .wrapping_div(v4.checked_div_euclid((v1 as u64)).unwrap_or((s0.f1 as u64)) | 1)
+                } else {
+                    (p4_h0(
+                        p4_h1(
+                            7i32,
+                            5i16,
+                            v3,
+                            r0[(((v1 as i64).saturating_add((v5 as i64))) as u32 % 2) as usize],
+                            0x4u16,
+                        ),
+                        (((s0.f1 as u32) <= (v2 as u32)) as u32),
+                        13i16,
+                        v4.wrapping_add(v4),
+                        (match v5 {
+                            ..=4382950675965563257i64 => v5,
+                            4382950675965563258i64..=6352946330810947080i64 => (i9 as i64),
+                            _ => v5,
+                        }),
+                        1i8.checked_rem_euclid((s0.f1 as i8)).unwrap_or(v1),
+                    ) as u64)
+                }),
+            );
+        }
+        let mut ck: u64 = 0xcbf2_9ce4_8422_2325;
+        ck = (ck ^ (v0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v4 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v5 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r0.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r1.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck
+    }
+}
+
+fn fuzz_s1_p4(o: &mut Out) {
+    o.u64(s1_p4::p4(core::hint::black_box(0x70ba741987d222c)));
+}
+
+// Seed 1 program 37: its build stopped (the bit-test class; `llc` crashed in
+// `printImmediate`) until the bit-test rewrite.
+mod s1_p37 {
+    #[derive(Clone, Copy)]
+    pub struct S37 {
+        f0: i8,
+        f1: i16,
+        f2: i64,
+    }
+    #[inline(never)]
+    fn p37_h0(a0: i32, a1: i16, a2: u32) -> i64 {
+        let r = ((-4582501253057502113i64).wrapping_rem(9223372036854775807i64 | 1)
+            & i64::MIN.overflowing_add((-6000677942239237109i64)).0)
+            .saturating_mul((a2 as i64));
+        if (!(9171864355890494950i64 & 1 == 1)) {
+            r
+        } else {
+            r ^ 9223372036854775807i64.wrapping_div(
+                i64::MIN
+                    .overflowing_add((-1i64))
+                    .0
+                    .wrapping_add((a0 as i64).wrapping_mul(10i64))
+                    | 1,
+            )
+        }
+    }
+    #[inline(never)]
+    fn p37_h1(a0: i64, a1: i32, a2: u64) -> i16 {
+        let r = (match (0x1u16) as u8 % 8 {
+            0 => {
+                (if (a2 <= a2) {
+                    0i16.wrapping_sub(i16::MIN)
+                } else {
+                    (1i16 & (-1i16))
+                })
+            }
+            1 | 2 => (-1i16).wrapping_add(8i16.overflowing_mul(0i16).0),
+            3..=5 => 7697i16
+                .min(6i16)
+                .rotate_right(((-6230925665799527505i64).wrapping_rem(1i64 | 1)) as u32),
+            _ => ((a0 as i16) & (1i16 & (a1 as i16))),
+        });
+        if (159i16 > 13i16) {
+            r
+        } else {
+            r ^ (((if (0x80u8 & 1 == 1) {
+                32767i16
+            } else {
+                i16::MIN
+            }) as i16)
+                ^ ((0x7u8) as i16).reverse_bits())
+        }
+    }
+    #[inline(never)]
+    fn p37_hs(s: S37, x: u32) -> S37 {
+        S37 {
+            f0: ((s.f2 as i32) as i8).wrapping_div(s.f0.overflowing_mul(s.f0).0 | 1),
+            f1: s.f1.wrapping_rem(s.f1.saturating_mul((x as i16)) | 1),
+            f2: s.f2,
+        }
+    }
+    #[inline(never)]
+    pub fn p37(input: u64) -> u64 {
+        let mut v0: u8 = (input.rotate_left(20) ^ 0x927b789a44eb10d0) as u8;
+        let mut v1: i16 = (input.rotate_left(8) ^ 0x249d19f31724f2dc) as i16;
+        let mut v2: i64 = (input.rotate_left(59) ^ 0x2a05767d535e429a) as i64;
+        let mut v3: u64 = (input.rotate_left(49) ^ 0x8872c276015c0598) as u64;
+        let mut v4: i8 = (input.rotate_left(50) ^ 0xf6d7f902e0cb4be8) as i8;
+        let mut v5: i16 = (input.rotate_left(59) ^ 0x8a955af00e211338) as i16;
+        let mut v6: u8 = (input.rotate_left(44) ^ 0xbc03456914535e35) as u8;
+        let mut v7: i8 = (input.rotate_left(49) ^ 0x847e0b00a8f7b3c) as i8;
+        let mut b0: bool = (input >> 21) & 1 == 1;
+        let mut r0: [u64; 10] = [
+            0x7fffffffffffffffu64,
+            0x7fffffffffffffffu64,
+            (input >> 10) as u64,
+            0xffffffffffffffffu64,
+            (input >> 20) as u64,
+            (input >> 25) as u64,
+            (input >> 30) as u64,
+            0xffffffffffffffffu64,
+            (input >> 40) as u64,
+            0x0u64,
+        ];
+        let mut r1: [u64; 2] = [(input >> 0) as u64, (input >> 5) as u64];
+        let mut s0 = S37 {
+            f0: (input >> 3) as i8,
+            f1: (input >> 3) as i16,
+            f2: (input >> 3) as i64,
+        };
+        s0.f0 = (!(s0.f1 as i8).min(v4));
+        b0 = ((if (v4 & 1 == 1) {
+            (r0[((p37_h0(521516496i32, i16::MIN, 0xffffffffu32) as i16) as u32 % 10) as usize]
+                as i16)
+        } else {
+            v5
+        }) < (v7 as i16).wrapping_add(v5));
+        r1[((v6) as u32 % 2) as usize] = 0x8000000000000000u64
+            .checked_rem_euclid(v3)
+            .unwrap_or((s0.f0 as u64))
+            .saturating_sub((!r0[((v4.wrapping_add(v4)) as u32 % 10) as usize]));
+        if ((if ((v1 as i8) & 1 == 1) {
+            0x8u16
+        } else {
+            (r1[(((s0.f2 as u64).wrapping_rem(
+                r1[((match (r0[((v5.wrapping_shr((0x8000u16) as u32)) as u32 % 10) as usize] as u32)
+                    as u8
+                    % 8
+                {
+                    0 => 0x2u32,
+                    1 | 2 => (v7 as u32),
+                    3..=5 => 0xb2c61ee3u32,
+                    _ => 0x1u32,
+                }) as u32
+                    % 2) as usize]
+                    | 1,
+            )) as u32
+                % 2) as usize] as u16)
+        }) < (if b0 {
+            0x5002u16
+        } else {
+            (r0[((((r0[((0x0u32.wrapping_add((s0.f0 as u32))) as u32 % 10) as usize] as i64) & 1
+                == 1) as i16) as u32
+                % 10) as usize] as u16)
+        })) {
+            if (match v5 {
+                ..=4539i16 => {
+                    (r1[(((s0.f2 as u8).wrapping_shr((0x8000u16) as u32)) as u32 % 2) as usize]
+                        as i32)
+                }
+                4540i16..=23602i16 => (v2 as i32),
+                _ => (r1[((v2.wrapping_rem(v2 | 1)) as u32 % 2) as usize] as i32),
+            })
+            .overflowing_add(2147483647i32.checked_rem(2147483647i32).unwrap_or(i32::MIN))
+            .1
+            {
+                v0 = ((v2 >= v2) as u8);
+                v0 ^= ((r0[((1i16 | v5) as u32 % 10) as usize] as u8).saturating_add((v7 as u8))
+                    ^ (r0[((v2) as u32 % 10) as usize] as u8).wrapping_div(0x7fu8 | 1));
+            } else {
+                b0 = 0x1u16
+                    .wrapping_add(0x1u16)
+                    .checked_div((v5 as u16).wrapping_mul((s0.f2 as u16)))
+                    .is_none();
+                b0 = v5
+                    .checked_add((if (v4 & 1 == 1) { v1 } else { (s0.f2 as i16) }))
+                    .is_none();
+            }
+            b0 = 0i8
+                .saturating_add(v4)
+                .overflowing_sub(
+                    (match (0x7fffffffu32) as u8 % 8 {
+                        0 => v7,
+                        1 | 2 => v4,
+                        3..=5 => (v4 as i8),
+                        _ => v7,
+                    }),
+                )
+                .1;
+        } else {
+            if (((s0.f0 as u64) | (v1 as u64)) < 0x7fffffffffffffffu64.wrapping_add(v3)) {
+                v3 ^= v3;
+                v5 ^= ((1i16) as i16).wrapping_add(v5);
+                v7 = (r0[((0xffffffffu32.wrapping_add(0x7fffffffu32)) % 10) as usize..]
+                    .iter()
+                    .copied()
+                    .fold(0 as u64, |s, x| s.wrapping_add(x)) as i8)
+                    .wrapping_add(v7);
+            } else {
+                v1 = (r0[((v1 as u32) % 10) as usize..]
+                    .iter()
+                    .copied()
+                    .fold(0 as u64, |s, x| s.wrapping_add(x)) as i16);
+                v3 ^= ((v2 & 1 == 1) as u64);
+            }
+        }
+        b0 = b0;
+        v0 = (r1[..((((0xffffffffu32.abs_diff(0xffffffffu32) as u32)
+            .checked_div(0x5u32)
+            .unwrap_or(0xb5bb4f8fu32.wrapping_neg()))
+            % 3) as usize)]
+            .iter()
+            .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32)) as u8);
+        v0 = v0.wrapping_add(
+            (match (r0[((r0[((v2.wrapping_add(v2)) as u32 % 10) as usize] as u32) % 10) as usize..]
+                .iter()
+                .copied()
+                .fold(0 as u64, |s, x| s.wrapping_add(x)) as i16)
+            {
+                ..=-5313i16 => {
+                    (r0[((r0.iter().position(|&x| x == v3).map_or(10u32, |p| p as u32) as i64)
+                        as u32
+                        % 10) as usize] as u8)
+                }
+                -5312i16..=7347i16 => {
+                    (r1[((0xffffffffu32.wrapping_add(0x1u32)) as u32 % 2) as usize] as u8)
+                }
+                _ => {
+                    (r1[((0xc72485e8u32.wrapping_div((v6 as u32) | 1)) % 2) as usize..]
+                        .iter()
+                        .copied()
+                        .fold(0 as u64, |s, x| s.wrapping_add(x)) as u8)
+                }
+            }),
+        );
+        if b0 {
+            return (input ^ (v1 as u64)).rotate_left(7);
+        }
+        {
+            let mut i0: u32 = 0;
+            while i0 < 8 {
+                i0 += 1;
+                v6 ^= v6
+                    .wrapping_shr(1)
+                    .saturating_mul((r0[((s0.f1 as i64) as u32 % 10) as usize] as u8).swap_bytes());
+            }
+        }
+        v7 = v7.wrapping_mul(
+            v7.checked_sub(v7)
+                .unwrap_or(
+                    (r0[..(((r1
+                        [((if (v2 & 1 == 1) { 0xffffu16 } else { 0x8000u16 }) as u32 % 2) as usize]
+                        as u32)
+                        % 11) as usize)]
+                        .iter()
+                        .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32))
+                        as i8),
+                )
+                .overflowing_sub((v4 as i8))
+                .0,
+        );
+        if (v2 > (v3 as i64)) {
+            if (0xffffu16 | 0xffffu16)
+                .checked_mul((0x6u16.count_ones() as u16))
+                .is_none()
+            {
+                v0 ^= (r0[(((r0[(((v4 as u16).saturating_add((v4 as u16))) as u32 % 10) as usize]
+                    as i16)
+                    .wrapping_div(v5 | 1)) as u32
+                    % 10) as usize] as u8);
+                v2 ^= v2.wrapping_add((v1 as i64)).wrapping_div((v1 as i64) | 1);
+                b0 = ((r1.iter().position(|&x| x == v3).map_or(2u32, |p| p as u32) as u8)
+                    != (s0.f2 as u8).wrapping_rem((v7 as u8) | 1));
+            } else {
+                r0[((v3.rotate_right(
+                    (r1[((if ((v1 as u32) < 0x0u32) { v7 } else { v7 }) as u32 % 2) as usize])
+                        as u32,
+                )) as u32
+                    % 10) as usize] = v3;
+                v6 ^= ((v2) as u8).wrapping_neg();
+                v6 ^= ((v1) as u8).wrapping_div(v6 | 1);
+            }
+        } else {
+            r0[(((v2 as i8).overflowing_mul((v0 as i8)).0) as u32 % 10) as usize] =
+                ((0x31c4u16) as u64).wrapping_sub(
+                    (match (0x5809b9ebu32) as u8 % 8 {
+                        0 => v3,
+                        1 | 2 => (v3 as u64),
+                        3..=5 => v3,
+                        _ => r1[((p37_h0(1i32, v5, 0x1u32)) as u32 % 2) as usize],
+                    }),
+                );
+            v5 ^= s0.f1.wrapping_div((v1.leading_zeros() as i16) | 1);
+            r1[((p37_h0(2147483647i32, (v4 as i16), 0xffffffffu32) as u64) as u32 % 2) as usize] =
+                (v0 as u64);
+        }
+        if ((r1[((v3) as u32 % 2) as usize] as u32) < (v1 as u32)) {
+            {
+                let mut i1: u32 = 0;
+                while i1 < 4 {
+                    i1 += 1;
+                    s0 = p37_hs(s0, (v4 as u32).wrapping_add((v6 as u32)).reverse_bits());
+                    v3 ^= ((v2.wrapping_shr((0x8000u16) as u32)) as u64);
+                }
+            }
+            for i2 in 0..8u32 {
+                v2 ^= v2.wrapping_add(v2);
+                if ((v3 as u16)
+                    > (r1[((0xffffu16.saturating_mul(0x151bu16)) as u32 % 2) as usize] as u16))
+                {
+                    break;
+                }
+            }
+        } else {
+            s0.f1 = (r1[..(((v1 as u32) % 3) as usize)]
+                .iter()
+                .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32)) as i16);
+            v3 ^= ((s0.f1 as u64).wrapping_add(0x1u64).count_ones() as u64);
+        }
+        if v2.overflowing_mul(((v6 as i32) as i64)).1 {
+            v2 ^= v2.wrapping_add(v2.wrapping_sub(
+                (r1[((((v1 as u32) < (v0 as u32)) as u16) as u32 % 2) as usize] as i64),
+            ));
+            if (v6 & 1 == 1) {
+                r1[((v7.abs_diff((r1[((0x10u8.wrapping_add(v6)) as u32 % 2) as usize] as i8)) as i8)
+                    as u32
+                    % 2) as usize] = v3;
+                r1[(((v6 as i64).wrapping_mul(v2)) as u32 % 2) as usize] = v3
+                    .checked_sub(v3)
+                    .unwrap_or(v3)
+                    .saturating_mul(v3.wrapping_shr((0x7u16) as u32));
+                v2 = v2.wrapping_mul(
+                    (r1[((0xffffffffu32
+                        .saturating_sub(0x7fffffffu32)
+                        .rotate_left((1i32 ^ 0i32) as u32))
+                        % 2) as usize..]
+                        .iter()
+                        .copied()
+                        .fold(0 as u64, |s, x| s.wrapping_add(x)) as i64),
+                );
+            }
+            v6 ^= (v1 as u8)
+                .saturating_sub(v0)
+                .wrapping_add(v6.checked_sub(v6).unwrap_or(v6));
+        } else {
+            for i3 in 0..6u32 {
+                s0 = p37_hs(
+                    s0,
+                    (if (((v7 as u64) <= (v1 as u64)) && ((v0 as i16) > 0i16)) {
+                        i3.wrapping_sub(i3)
+                    } else {
+                        i3.wrapping_div(0x0u32 | 1)
+                    }),
+                );
+                v2 ^= (v2.max(s0.f2)
+                    & (v6 as i64).wrapping_div(
+                        (r1[((r1[..(((i3) % 3) as usize)]
+                            .iter()
+                            .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32))
+                            as i32) as u32
+                            % 2) as usize] as i64)
+                            | 1,
+                    ));
+            }
+            s0 = p37_hs(
+                s0,
+                0x0u32
+                    .wrapping_add(0x80000000u32)
+                    .wrapping_rem((v0 as u32).wrapping_rem(0xdu32 | 1) | 1),
+            );
+            if (!((v4 as i8) != (r0[(((s0.f2 as u64) & (v7 as u64)) as u32 % 10) as usize] as i8)))
+            {
+                v1 ^= v1.overflowing_sub(v1).0.rotate_right(
+                    (6i64
+                        .overflowing_sub(
+                            (r1[((r1[((r1[((p37_h1(v2, (-1i32), v3) as i8) as u32 % 2) as usize]
+                                as u32)
+                                % 2) as usize..]
+                                .iter()
+                                .copied()
+                                .fold(0 as u64, |s, x| s.wrapping_add(x))
+                                as i8) as u32
+                                % 2) as usize] as i64),
+                        )
+                        .0) as u32,
+                );
+                v6 ^= (if b0 { v6 } else { v6 }).wrapping_shr(
+                    (r0[..(((0xffffffffu32) % 11) as usize)]
+                        .iter()
+                        .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32))
+                        as i64) as u32,
+                );
+            } else {
+                v2 = (if ((s0.f1 as i8) & 1 == 1) {
+                    (r0[(((v5 as u64).overflowing_sub(v3).0) as u32 % 10) as usize] as i64)
+                } else {
+                    (s0.f1 as i64)
+                })
+                .overflowing_mul(v2.checked_mul(v2).unwrap_or((v2 as i64)))
+                .0
+                .wrapping_add(
+                    (v5 as i64)
+                        .overflowing_mul((v0 as i64).saturating_mul(v2))
+                        .0,
+                );
+            }
+        }
+        let mut ck: u64 = 0xcbf2_9ce4_8422_2325;
+        ck = (ck ^ (v0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v4 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v5 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v6 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v7 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r0.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r1.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck
+    }
+}
+
+fn fuzz_s1_p37(o: &mut Out) {
+    o.u64(s1_p37::p37(core::hint::black_box(0xb812e7354fb2822a)));
+}
+
+// Seed 1 program 92: its build stopped (the bit-test class; `llc` crashed in
+// `printImmediate`) until the bit-test rewrite.
+mod s1_p92 {
+    #[derive(Clone, Copy)]
+    pub struct S92 {
+        f0: i16,
+        f1: u64,
+    }
+    #[inline(never)]
+    fn p92_h0(
+        a0: i16,
+        a1: i32,
+        a2: i8,
+        a3: u32,
+        a4: i16,
+        a5: u16,
+        a6: u32,
+        a7: u16,
+        a8: i64,
+    ) -> i16 {
+        let r = ((0x0u64.saturating_add(0x1873ef0c7e388fa3u64)) as i16)
+            .wrapping_add((a0 as i16).rotate_left((a1) as u32).wrapping_add(0i16));
+        if ((a0 as i8).swap_bytes() == (if (0i16 >= a4) { (-1i8) } else { 1i8 })) {
+            r
+        } else {
+            r ^ a0
+                .min(a4)
+                .wrapping_shr((i32::MIN) as u32)
+                .checked_sub((-1i16).wrapping_add(i16::MIN.wrapping_add(18494i16)))
+                .unwrap_or((a5 as i16).wrapping_add(1i16).wrapping_add(
+                    (match (a3 as u64) as u8 % 8 {
+                        0 => a0,
+                        1 | 2 => 1i16,
+                        3..=5 => a0,
+                        _ => a4,
+                    }),
+                ))
+        }
+    }
+    #[inline(never)]
+    fn p92_h1(
+        a0: u64,
+        a1: i64,
+        a2: i32,
+        a3: i64,
+        a4: u32,
+        a5: u8,
+        a6: u16,
+        a7: u64,
+        a8: u16,
+        a9: i64,
+    ) -> u16 {
+        let r = 0x8000u16;
+        if ((-3788506867930924980i64) as i8)
+            .checked_mul((a4 as i8))
+            .is_none()
+        {
+            r
+        } else {
+            r ^ a6
+        }
+    }
+    #[inline(never)]
+    fn p92_hs(s: S92, x: u32) -> S92 {
+        S92 {
+            f0: s
+                .f0
+                .wrapping_shl((s.f1) as u32)
+                .wrapping_add((s.f0 as i16).wrapping_add((s.f1 as i16))),
+            f1: 0xdb6097af54e11b0u64
+                .wrapping_add((x as u64))
+                .wrapping_add(0x3cd7a3bbcb8c561fu64),
+        }
+    }
+    #[inline(never)]
+    pub fn p92(input: u64) -> u64 {
+        let mut v0: i8 = (input.rotate_left(5) ^ 0xa0545150eec53b31) as i8;
+        let mut v1: u16 = (input.rotate_left(36) ^ 0x7a941b2695d9b1b3) as u16;
+        let mut v2: u16 = (input.rotate_left(45) ^ 0xf764cd02bbb2bb2f) as u16;
+        let mut v3: u8 = (input.rotate_left(45) ^ 0x1edac68cd7407727) as u8;
+        let mut v4: u64 = (input.rotate_left(9) ^ 0xa99e70e173a84b27) as u64;
+        let mut v5: i32 = (input.rotate_left(47) ^ 0xc3428b85a96fb109) as i32;
+        let mut v6: i8 = (input.rotate_left(25) ^ 0xc91438f237ec952e) as i8;
+        let mut b0: bool = (input >> 47) & 1 == 1;
+        let mut b1: bool = (input >> 39) & 1 == 1;
+        let mut r0: [u32; 7] = [
+            0xffffffffu32,
+            0x7fffffffu32,
+            0x80000000u32,
+            (input >> 15) as u32,
+            0x7fffffffu32,
+            0x7fffffffu32,
+            (input >> 30) as u32,
+        ];
+        let mut s0 = S92 {
+            f0: (input >> 3) as i16,
+            f1: (input >> 3) as u64,
+        };
+        let mut s1 = S92 {
+            f0: (input >> 10) as i16,
+            f1: (input >> 10) as u64,
+        };
+        if ((-1i8).overflowing_sub(v6).0
+            > (if ((s1.f0 as u64) & 1 == 1) {
+                (r0[((8i64) as u32 % 7) as usize] as i8)
+            } else {
+                6i8
+            }))
+        {
+            return (input ^ (v0 as u64)).rotate_left(7);
+        }
+        if (!((s0.f0 as i32) >= (-791715879i32))) {
+            v5 = v5.wrapping_mul(
+                (p92_h0(
+                    (v5 as i16).wrapping_div((v6 as i16) | 1),
+                    (v1 as i32),
+                    ((r0[((match (v3) as u8 % 8 {
+                        0 => {
+                            (r0[(((-6138854966378909152i64).wrapping_add((v4 as i64))) as u32 % 7)
+                                as usize] as u64)
+                        }
+                        1 | 2 => v4,
+                        3..=5 => v4,
+                        _ => 0x0u64,
+                    }) as u32
+                        % 7) as usize] as i8)
+                        ^ 15i8),
+                    (if (v1 == v1) { 0x5u32 } else { (s1.f1 as u32) }),
+                    (s1.f0.abs_diff(i16::MIN) as i16),
+                    (s0.f0 as u16).saturating_add(v1),
+                    (s1.f0 as u32).overflowing_sub(0x4d6ef08u32).0,
+                    ((v3 as i8) as u16),
+                    1i64.wrapping_div(9223372036854775807i64 | 1),
+                ) as i32),
+            );
+            v4 = v4.wrapping_add((b0 as u64).wrapping_rem(
+                (match (v2 as i16) {
+                    ..=-5288i16 => (if (v5 & 1 == 1) { v4 } else { v4 }),
+                    -5287i16..=1494i16 => v4.wrapping_add(v4),
+                    _ => s1.f1,
+                }) | 1,
+            ));
+            for i0 in 0..10u32 {
+                v0 = v0.wrapping_sub(
+                    (if (1i16 < 30845i16) {
+                        (v5 as i8)
+                            .saturating_sub(v0)
+                            .checked_div(
+                                (match (v5) as u8 % 8 {
+                                    0 => (v3 as i8),
+                                    1 | 2 => (v6 as i8),
+                                    3..=5 => v0,
+                                    _ => v0,
+                                }),
+                            )
+                            .unwrap_or(v0)
+                    } else {
+                        (r0[((i0) % 7) as usize..]
+                            .iter()
+                            .copied()
+                            .fold(0 as u32, |s, x| s.wrapping_add(x))
+                            as i8)
+                            .wrapping_add((!v0))
+                    }),
+                );
+            }
+        } else {
+            r0[(((v0 as u16).wrapping_add((v0 as u16))) as u32 % 7) as usize] =
+                ((r0[(((s0.f1 as u16).wrapping_shl((-16947i16) as u32)) as u32 % 7) as usize] & 1
+                    == 1) as u32);
+            for i1 in 0..9u32 {
+                v5 ^= ((r0[(((s0.f0 as i64) | (s1.f1 as i64)) as u32 % 7) as usize] <= (v1 as u32))
+                    as i32)
+                    .overflowing_add(((127i8 > v6) as i32))
+                    .0;
+                if (0xf943u16 >= (s1.f1 as u16)) {
+                    break;
+                }
+            }
+            if (!(v0 as u8).checked_mul(v3).is_none()) {
+                v0 ^= v6.wrapping_sub(v0).wrapping_shr((v1) as u32);
+            } else {
+                v2 = v2.wrapping_add(
+                    (if (v2 >= v1) {
+                        v1
+                    } else {
+                        ((v6 as u16)
+                            | p92_h1(
+                                (v4 as u64),
+                                1918222284772159229i64,
+                                v5,
+                                (r0[((v4 ^ (v0 as u64)) as u32 % 7) as usize] as i64),
+                                0x0u32,
+                                (r0[((0i64.wrapping_add(9223372036854775807i64)) as u32 % 7)
+                                    as usize] as u8),
+                                v1,
+                                (s1.f0 as u64),
+                                (r0[((v2.wrapping_rem(
+                                    (r0[(((v5 <= (v3 as i32)) as i8) as u32 % 7) as usize] as u16)
+                                        | 1,
+                                )) as u32
+                                    % 7) as usize] as u16),
+                                (s1.f0 as i64),
+                            ))
+                    }),
+                );
+            }
+        }
+        v2 =
+            v2.wrapping_add((v1.wrapping_rem(0x404au16 | 1) | ((v5 as u64) as u16)).reverse_bits());
+        v1 = ((!b1) as u16).max((((v4 & 1 == 1) ^ ((v6 as i32) & 1 == 1)) as u16));
+        v1 = ((v0.wrapping_rem(v0 | 1)
+            >= (p92_h0(
+                1i16,
+                (r0[((v3.wrapping_add((v6 as u8))) as u32 % 7) as usize] as i32),
+                v0,
+                0x0u32,
+                (v3 as i16),
+                (v3 as u16),
+                (v6 as u32),
+                v2,
+                (-1i64),
+            ) as i8)) as u16);
+        {
+            let mut i2: u32 = 0;
+            while i2 < 5 {
+                i2 += 1;
+                r0[((p92_h0(
+                    (r0[((i2.abs_diff((v2 as u32)) as u32) as u32 % 7) as usize] as i16),
+                    (s0.f1 as i32),
+                    (v3 as i8),
+                    i2,
+                    (v6 as i16),
+                    0x7fffu16,
+                    0x80000000u32,
+                    v1,
+                    (-1i64),
+                ) as i8) as u32
+                    % 7) as usize] = i2.overflowing_sub((v3 as u32).overflowing_add(i2).0).0;
+                if (r0.iter().position(|&x| x == i2).map_or(7u32, |p| p as u32) as i64)
+                    .checked_add(
+                        (r0[((v0) as u32 % 7) as usize] as i64)
+                            .wrapping_shl((5131825015493747660i64) as u32),
+                    )
+                    .is_none()
+                {
+                    continue;
+                }
+                b1 = (r0[(((i2 & 1 == 1) as i8) as u32 % 7) as usize] as i64)
+                    .overflowing_add(9223372036854775807i64.wrapping_add((s1.f1 as i64)))
+                    .1;
+                for i3 in 0..7u32 {
+                    v0 = v0
+                        .wrapping_add(v6)
+                        .rotate_right(
+                            (match (r0[(((r0[((v4.checked_mul((i2 as u64)).unwrap_or(0x1u64))
+                                as u32
+                                % 7) as usize] as i8)
+                                .checked_div(1i8)
+                                .unwrap_or(v6)) as u32
+                                % 7) as usize] as i64) as u8
+                                % 8
+                            {
+                                0 => (v2 as u64),
+                                1 | 2 => 0x7fffffffffffffffu64,
+                                3..=5 => v4,
+                                _ => v4,
+                            }) as u32,
+                        )
+                        .wrapping_add(
+                            (r0[((i3) % 7) as usize..]
+                                .iter()
+                                .copied()
+                                .fold(0 as u32, |s, x| s.wrapping_add(x))
+                                as i8)
+                                .saturating_sub((v1 as i8).wrapping_shl((i3) as u32)),
+                        );
+                    v4 = (p92_h0(
+                        (-1i16),
+                        (i3 as i32).wrapping_div((v4 as i32) | 1),
+                        ((s0.f1) as i8),
+                        (i3.abs_diff(i3) as u32),
+                        (i3 as i16),
+                        v2,
+                        ((v3) as u32),
+                        (if ((r0[((if b0 {
+                            (r0[((i2) as u32 % 7) as usize] as u8)
+                        } else {
+                            v3
+                        }) as u32
+                            % 7) as usize] as u64)
+                            & 1
+                            == 1)
+                        {
+                            v1
+                        } else {
+                            v2
+                        }),
+                        (v2 as i64).wrapping_rem((-1443400266787024121i64) | 1),
+                    ) as u64);
+                    v3 ^= (r0[..((((s1.f1 as u32) as u32) % 8) as usize)]
+                        .iter()
+                        .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32))
+                        as u8);
+                    v6 ^= (r0
+                        [((r0[(((0xdau8) as u32) as u32 % 7) as usize] as u8) as u32 % 7) as usize]
+                        as i8);
+                    if ((s0.f0 as u64) & 1 == 1) {
+                        break;
+                    }
+                }
+                v1 = v1.wrapping_sub(
+                    (r0[(((v4.abs_diff((v4 as u64)) as u64) as u32) % 7) as usize..]
+                        .iter()
+                        .copied()
+                        .fold(0 as u32, |s, x| s.wrapping_add(x)) as u16),
+                );
+            }
+        }
+        b0 = ((v6 != v6) && b1);
+        s0 = p92_hs(
+            s1,
+            ((13i64) as u32).wrapping_add((((v0 as u8) > v3) as u32)),
+        );
+        b0 = (!(((r0[(((-1i64) as i16) as u32 % 7) as usize] as u16) & 1 == 1) || b1));
+        v2 = v2.wrapping_sub(
+            v2.swap_bytes()
+                .wrapping_add(((v5) as u16))
+                .checked_div(
+                    (match (v5.checked_rem_euclid(v5).unwrap_or(
+                        (r0[(((v6 as u8).rotate_right((v4) as u32)) as u32 % 7) as usize] as i32),
+                    )) as u8
+                        % 8
+                    {
+                        0 => {
+                            (p92_h0(
+                                (-25564i16),
+                                v5,
+                                v0,
+                                0x0u32,
+                                (s0.f1 as i16),
+                                (r0[((14i64.checked_div_euclid((v0 as i64)).unwrap_or((v1 as i64)))
+                                    as u32
+                                    % 7) as usize] as u16),
+                                0x1u32,
+                                v1,
+                                (-1i64),
+                            ) as u16)
+                        }
+                        1 | 2 => {
+                            (r0[((i64::MIN | (r0[((v2) as u32 % 7) as usize] as i64)) as u32 % 7)
+                                as usize] as u16)
+                        }
+                        3..=5 => {
+                            ((r0[((p92_h1(
+                                v4,
+                                i64::MIN,
+                                v5,
+                                9i64,
+                                (v3 as u32),
+                                v3,
+                                v1,
+                                (v1 as u64),
+                                v1,
+                                1i64,
+                            )) as u32
+                                % 7) as usize] as u8) as u16)
+                        }
+                        _ => v2,
+                    }),
+                )
+                .unwrap_or(((v3) as u16)),
+        );
+        b0 = ((r0[..(((0x0u32) % 8) as usize)]
+            .iter()
+            .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32)) as i32)
+            < (p92_h0(
+                (-1i16),
+                v5,
+                (v3 as i8),
+                0x88c3950au32,
+                i16::MIN,
+                (v4 as u16),
+                r0[((v1 as i64) as u32 % 7) as usize],
+                0x1u16,
+                i64::MIN,
+            ) as i32));
+        if ((v4 as i64) ^ 1i64).overflowing_sub(1i64.swap_bytes()).1 {
+            return (input ^ (v2 as u64)).rotate_left(7);
+        }
+        let mut ck: u64 = 0xcbf2_9ce4_8422_2325;
+        ck = (ck ^ (v0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v4 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v5 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v6 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r0.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s1.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck
+    }
+}
+
+fn fuzz_s1_p92(o: &mut Out) {
+    o.u64(s1_p92::p92(core::hint::black_box(0xd4d7e4b25474d0c6)));
+}
+
+// Seed 1 program 110, as generated: wrong on all five targets with no verifier finding until the
+// verifier passed an Scc on the same flags (a register copy between `seq` and `beq` that both
+// read the test of `v2 == 0`, so `checked_rem` gave 0; docs/codegen-conformance.md).
+mod s1_p110 {
+    #[derive(Clone, Copy)]
+    pub struct S110 {
+        f0: u16,
+        f1: u64,
+        f2: i16,
+        f3: u64,
+    }
+    #[inline(never)]
+    fn p110_h0(a0: u64, a1: i64, a2: i32, a3: i8, a4: i32, a5: i32, a6: u32, a7: i64) -> u32 {
+        let r = (match (0xeu16) as u8 % 8 {
+            0 => a6,
+            1 | 2 => a6,
+            3..=5 => 0xffffffffu32,
+            _ => (a2 as u32),
+        })
+        .wrapping_sub(0x0u32)
+        .checked_add(
+            a6.wrapping_shr(1)
+                .wrapping_rem(a6.wrapping_add(0xffffffffu32) | 1),
+        )
+        .unwrap_or(((0x1u16 <= (a5 as u16)) as u32));
+        if a1.wrapping_div(1i64 | 1).overflowing_add(a7).1 {
+            r
+        } else {
+            r ^ 0x0u32
+                .wrapping_add(a6.overflowing_mul(0x2u32).0)
+                .checked_add(
+                    a6.wrapping_add(0x1u32)
+                        .wrapping_shr((a3.wrapping_shr((a7 as u16) as u32)) as u32),
+                )
+                .unwrap_or(
+                    (if ((a3 as i64) >= a1) { a6 } else { (a3 as u32) }).wrapping_div(
+                        (match (a6) as u8 % 8 {
+                            0 => 0x1u32,
+                            1 | 2 => a6,
+                            3..=5 => (a1 as u32),
+                            _ => (a4 as u32),
+                        }) | 1,
+                    ),
+                )
+        }
+    }
+    #[inline(never)]
+    fn p110_h1(
+        a0: i64,
+        a1: i32,
+        a2: u64,
+        a3: i8,
+        a4: i64,
+        a5: i16,
+        a6: u16,
+        a7: u8,
+        a8: u32,
+        a9: i8,
+    ) -> u32 {
+        let r = (((a5 >= 8i16) ^ (!(0x888u16 >= (a9 as u16)))) as u32);
+        if (a3 as i16)
+            .rotate_right((a8) as u32)
+            .overflowing_add((1i16.abs_diff(a5) as i16))
+            .1
+        {
+            r
+        } else {
+            r ^ (((a5 == (a5 as i16)) as i8) as u32)
+        }
+    }
+    #[inline(never)]
+    fn p110_hs(s: S110, x: u32) -> S110 {
+        S110 {
+            f0: s.f0,
+            f1: s
+                .f3
+                .wrapping_add(s.f3)
+                .wrapping_div((s.f1 as u64).wrapping_div(s.f3 | 1) | 1),
+            f2: s
+                .f2
+                .overflowing_mul((s.f1 as i16))
+                .0
+                .wrapping_rem((s.f2 as i16).checked_add(s.f2).unwrap_or(s.f2) | 1),
+            f3: s.f1.overflowing_add(0x0u64.wrapping_add((s.f1 as u64))).0,
+        }
+    }
+    #[inline(never)]
+    pub fn p110(input: u64) -> u64 {
+        let mut v0: i64 = (input.rotate_left(54) ^ 0xa33e35cb098ece8d) as i64;
+        let mut v1: i64 = (input.rotate_left(24) ^ 0x5c69cbb9cceff0db) as i64;
+        let mut v2: u64 = (input.rotate_left(16) ^ 0xdaa07af26b46fa07) as u64;
+        let mut v3: u64 = (input.rotate_left(17) ^ 0x1fe11dbcb298f7ff) as u64;
+        let mut v4: u64 = (input.rotate_left(44) ^ 0xa79e12bb649f3da3) as u64;
+        let mut v5: u64 = (input.rotate_left(21) ^ 0xfbcc46be5ae54e6e) as u64;
+        let mut v6: u64 = (input.rotate_left(4) ^ 0xa02996e55b56d3da) as u64;
+        let mut b0: bool = (input >> 59) & 1 == 1;
+        let mut b1: bool = (input >> 49) & 1 == 1;
+        let mut r0: [u64; 10] = [
+            0x1u64,
+            0x0u64,
+            (input >> 10) as u64,
+            (input >> 15) as u64,
+            0x1u64,
+            0x1u64,
+            0x8000000000000000u64,
+            0xa682e06736158768u64,
+            0xcf52224726c90fu64,
+            0x7fffffffffffffffu64,
+        ];
+        let mut r1: [u16; 5] = [
+            (input >> 0) as u16,
+            (input >> 5) as u16,
+            (input >> 10) as u16,
+            0xf55u16,
+            (input >> 20) as u16,
+        ];
+        let mut s0 = S110 {
+            f0: (input >> 3) as u16,
+            f1: (input >> 3) as u64,
+            f2: (input >> 3) as i16,
+            f3: (input >> 3) as u64,
+        };
+        {
+            let mut i0: u32 = 0;
+            while i0 < 2 {
+                i0 += 1;
+                s0.f2 = ((r0[(((v4 as u64).wrapping_rem(v4 | 1)) as u32 % 10) as usize] as i16)
+                    & (v3 as i16));
+            }
+        }
+        if (v0.wrapping_div((-1i64) | 1) < v0.wrapping_add((v4 as i64))) {
+            v1 = (v6 as i64).wrapping_shr(
+                (p110_h1(
+                    v0,
+                    (match (v6) as u8 % 8 {
+                        0 => (v3 as i32),
+                        1 | 2 => 0i32,
+                        3..=5 => (v3 as i32),
+                        _ => (s0.f2 as i32),
+                    }),
+                    ((v1 & 1 == 1) as u64),
+                    i8::MIN.wrapping_shl((0x1u16) as u32),
+                    v1.wrapping_div(v1 | 1),
+                    (v1 as i16).wrapping_add(1i16),
+                    r1[((r0[..(((0x8d34e767u32) % 11) as usize)]
+                        .iter()
+                        .fold(0u32, |s, &x| s.rotate_left(3) ^ (x as u32))
+                        as i64) as u32
+                        % 5) as usize]
+                        .wrapping_sub(0x8000u16),
+                    (v5 as u8),
+                    (0x1u32.count_ones() as u32),
+                    (r0[((0x362b255du32.checked_div(0x1u32).unwrap_or((s0.f1 as u32))) as u32 % 10)
+                        as usize] as i8),
+                ) as u64) as u32,
+            );
+            for i1 in 0..10u32 {
+                b0 = 0xffffffffu32.overflowing_mul((v5 as u32).max(i1)).1;
+                if (-1i32)
+                    .wrapping_add((-1i32))
+                    .overflowing_add((v0 as i32).wrapping_add((-1i32)))
+                    .1
+                {
+                    break;
+                }
+            }
+            s0 = p110_hs(s0, (v1 as u32));
+        }
+        s0 = p110_hs(
+            s0,
+            (r1.iter()
+                .position(|&x| {
+                    x == (p110_h1(
+                        (-1i64),
+                        2i32,
+                        v5,
+                        (-1i8),
+                        (r0[(((v2 as i64).checked_div_euclid(v1).unwrap_or((v1 as i64))) as u32
+                            % 10) as usize] as i64),
+                        32767i16,
+                        (v6 as u16),
+                        (s0.f2 as u8),
+                        (r0[((12i8 | 14i8) as u32 % 10) as usize] as u32),
+                        (s0.f0 as i8),
+                    ) as u16)
+                })
+                .map_or(5u32, |p| p as u32) as u32),
+        );
+        {
+            let mut i2: u32 = 0;
+            while i2 < 11 {
+                i2 += 1;
+                for i3 in 0..4u32 {
+                    if (!(!(0xb8u8 & 1 == 1))) {
+                        break;
+                    }
+                    v6 = r0[((b1 as u16) as u32 % 10) as usize];
+                    v3 = v3.wrapping_sub(v2);
+                    v6 ^= r0[((p110_h1(
+                        (v1 as i64),
+                        (s0.f0 as i32),
+                        (s0.f2 as u64),
+                        (s0.f3 as i8),
+                        v0,
+                        (r1[(((v3) as i64) as u32 % 5) as usize] as i16),
+                        (r0[((0x1u16) as u32 % 10) as usize] as u16),
+                        0x7fu8,
+                        0x80000000u32,
+                        (s0.f3 as i8),
+                    )) as u32
+                        % 10) as usize]
+                        .saturating_mul((r1[((v4 as i8) as u32 % 5) as usize] as u64))
+                        .rotate_right((v0.wrapping_rem(v1 | 1)) as u32);
+                }
+                v6 ^= (match (444988185i32) as u8 % 8 {
+                    0 => (i2 as u64),
+                    1 | 2 => v6,
+                    3..=5 => v3,
+                    _ => {
+                        (r1[((if b0 { (s0.f2 as i64) } else { (v4 as i64) }) as u32 % 5) as usize]
+                            as u64)
+                    }
+                })
+                .rotate_left((i32::MIN) as u32);
+                if ((!(r0[((0x7fu8) as u32 % 10) as usize] as u8))
+                    != ((r0[((0x99bfu16.rotate_left((v0) as u32)) as u32 % 10) as usize] as u8)
+                        ^ 0x80u8))
+                {
+                    continue;
+                }
+            }
+        }
+        if b0 {
+            r1[(((v5 as i32).abs_diff((v5 as i32)) as i32) as u32 % 5) as usize] = (v1 as u16);
+            r1[((22864i16
+                .wrapping_rem((r1[((v2.wrapping_add(v6)) as u32 % 5) as usize] as i16) | 1))
+                as u32
+                % 5) as usize] = (r1[((p110_h0(
+                v5,
+                (v0 as i64),
+                1135646234i32,
+                0i8,
+                (-1i32),
+                (r1[((match 11i32 {
+                    ..=-1869232069i32 => v5,
+                    -1869232068i32..=-44812668i32 => (s0.f0 as u64),
+                    _ => (v1 as u64),
+                }) as u32
+                    % 5) as usize] as i32),
+                (r0[((if ((r0[((0x1u16.wrapping_sub(0x1u16)) as u32 % 10) as usize] as i64) & 1
+                    == 1)
+                {
+                    (s0.f3 as i64)
+                } else {
+                    v1
+                }) as u32
+                    % 10) as usize] as u32),
+                v0,
+            )) % 5) as usize..]
+                .iter()
+                .copied()
+                .fold(0 as u16, |s, x| s.wrapping_add(x)) as u16);
+        } else {
+            v1 = ((b1 & b0) as i64).wrapping_shl(
+                ((s0.f0 as i16)
+                    .checked_rem_euclid((v3 as i16))
+                    .unwrap_or((-1i16))
+                    .max(18955i16.wrapping_sub(1i16))) as u32,
+            );
+            if b0 {
+                v6 ^= ((v3 as u64).abs_diff(v6) as u64).wrapping_add(
+                    (if b0 {
+                        (r1[(((s0.f3 as u32).abs_diff(0xffffffffu32) as u32) as u32 % 5) as usize]
+                            as u64)
+                    } else {
+                        v2
+                    }),
+                );
+                r0[((v0.wrapping_add(v1)) as u32 % 10) as usize] = v5;
+                v0 ^= 5612742690246538219i64
+                    .overflowing_sub(v1)
+                    .0
+                    .saturating_sub((s0.f0 as i64));
+            } else {
+                v1 ^= (v2 as i64)
+                    .saturating_add(682414514022083043i64)
+                    .wrapping_abs();
+            }
+            if (s0.f1 as i16)
+                .wrapping_rem((s0.f3 as i16) | 1)
+                .checked_div(
+                    (r0[((0x7fffffffu32) as u32 % 10) as usize] as i16).wrapping_add((-1i16)),
+                )
+                .is_none()
+            {
+                s0 = p110_hs(s0, (v6 as u32));
+            } else {
+                b1 = (v5 as i16)
+                    .overflowing_mul(
+                        1i16.overflowing_mul(
+                            (r1[((v5.wrapping_rem(s0.f3 | 1)) as u32 % 5) as usize] as i16),
+                        )
+                        .0,
+                    )
+                    .1;
+                v4 ^= (match (0xffu8.min(0x80u8)) as u8 % 8 {
+                    0 => {
+                        (0xffffffffffffffffu64
+                            ^ r0[(((v3 as i64).saturating_mul(v0)) as u32 % 10) as usize])
+                    }
+                    1 | 2 => (v5.count_ones() as u64),
+                    3..=5 => {
+                        (p110_h0(
+                            r0[((0x78u8.wrapping_div(0x0u8 | 1)) as u32 % 10) as usize],
+                            v1,
+                            1813460469i32,
+                            127i8,
+                            (-1i32),
+                            1i32,
+                            0x7fffffffu32,
+                            v0,
+                        ) as u64)
+                    }
+                    _ => {
+                        (p110_h1(
+                            v1,
+                            i32::MIN,
+                            v3,
+                            1i8,
+                            (r0[((9223372036854775807i64) as u32 % 10) as usize] as i64),
+                            9i16,
+                            (v4 as u16),
+                            (r0[(((s0.f0 as u64).wrapping_add(v3)) as u32 % 10) as usize] as u8),
+                            (r0[((v3 ^ v5) as u32 % 10) as usize] as u32),
+                            127i8,
+                        ) as u64)
+                    }
+                });
+                r0[((p110_h0(
+                    s0.f1,
+                    (v3 as i64),
+                    (s0.f3 as i32),
+                    i8::MIN,
+                    (v3 as i32),
+                    0i32,
+                    0x463b55f2u32,
+                    1i64,
+                ) as u16) as u32
+                    % 10) as usize] =
+                    0xeu64.wrapping_div((v6 as u64).wrapping_div((v1 as u64) | 1) | 1);
+            }
+        }
+        r0[(((v0 as u32) as i32) as u32 % 10) as usize] = (p110_h1(
+            (match (v4 as u16) as u8 % 8 {
+                0 => (r1[(((v1) as i64) as u32 % 5) as usize] as i64),
+                1 | 2 => v0,
+                3..=5 => (-308947250807907677i64),
+                _ => v0,
+            }),
+            (v2 as i32).wrapping_add((v3 as i32)),
+            (if ((r0[(((v1) as u8) as u32 % 10) as usize] as i64) & 1 == 1) {
+                v4
+            } else {
+                v2
+            }),
+            8i8.wrapping_sub((-1i8)),
+            (match (s0.f2 as i32) as u8 % 8 {
+                0 => v1,
+                1 | 2 => (v2 as i64),
+                3..=5 => (v2 as i64),
+                _ => i64::MIN,
+            }),
+            (-14802i16).reverse_bits(),
+            0x2u16.wrapping_add(r1[((0x26bc4355u32) as u32 % 5) as usize]),
+            (s0.f0 as u8),
+            ((s0.f1 as u32) | (v6 as u32)),
+            1i8.wrapping_sub(i8::MIN),
+        ) as u64);
+        b1 = 1i8
+            .checked_mul(127i8)
+            .unwrap_or(127i8)
+            .checked_add(
+                (r1[((0xffffu16.trailing_zeros() as u16) as u32 % 5) as usize] as i8)
+                    .checked_sub(
+                        (r1[(((-40i8).wrapping_add((v2 as i8))) as u32 % 5) as usize] as i8),
+                    )
+                    .unwrap_or(
+                        (r1[(((v4 as i16).wrapping_add((v5 as i16))) as u32 % 5) as usize] as i8),
+                    ),
+            )
+            .is_none();
+        v0 ^= (p110_h1(
+            (v1 | (v6 as i64)),
+            1i32.saturating_mul((-523676501i32)),
+            (v5 as u64).wrapping_div(v6 | 1),
+            0i8.overflowing_sub(11i8).0,
+            v1.max(v0),
+            (r1.iter()
+                .position(|&x| x == 0x8000u16)
+                .map_or(5u32, |p| p as u32) as i16),
+            (v2 as u16),
+            (0x31u8 ^ (s0.f0 as u8)),
+            0x1u32,
+            (s0.f1 as i8).wrapping_add((r1[((-1790i16) as u32 % 5) as usize] as i8)),
+        ) as i64);
+        for i4 in 0..8u32 {
+            if (!(!(i4 & 1 == 1))) {
+                break;
+            }
+            v3 ^= (if (i32::MIN != (v4 as i32)) {
+                (s0.f2 as u64).max((v5 as u64))
+            } else {
+                (v5 as u64).wrapping_add(s0.f1)
+            });
+        }
+        v4 = (!(v5 as u64))
+            .checked_mul(
+                0x7fffffffffffffffu64
+                    .checked_mul(0x8000000000000000u64)
+                    .unwrap_or(v2)
+                    .wrapping_shr(1),
+            )
+            .unwrap_or(0xcad6e2a962fba162u64);
+        v3 = (b0 as u64).wrapping_add(v5).checked_rem(v2).unwrap_or(
+            (r0[((b0 as u32) % 10) as usize..]
+                .iter()
+                .copied()
+                .fold(0 as u64, |s, x| s.wrapping_add(x)) as u64),
+        );
+        b1 = v2.wrapping_div(s0.f1 | 1).overflowing_add(v2).1;
+        r1[(((r1[(((v0 as u64).checked_add(v5).unwrap_or(v5)) as u32 % 5) as usize] as i32)
+            .count_ones() as i32) as u32
+            % 5) as usize] = 0x8000u16.wrapping_add(0x0u16).wrapping_rem(0x8000u16 | 1);
+        let mut ck: u64 = 0xcbf2_9ce4_8422_2325;
+        ck = (ck ^ (v0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v4 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v5 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v6 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r0.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r1.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck
+    }
+}
+
+fn fuzz_s1_p110(o: &mut Out) {
+    o.u64(s1_p110::p110(core::hint::black_box(0xdc90580fe0f4834b)));
+}
+
+// Seed 1 program 110, reduced by the campaign to 5 of its 41 statements: wrong on all five targets with no verifier finding until the
+// verifier passed an Scc on the same flags (a register copy between `seq` and `beq` that both
+// read the test of `v2 == 0`, so `checked_rem` gave 0; docs/codegen-conformance.md).
+mod s1_p110_reduced {
+    #[derive(Clone, Copy)]
+    pub struct S110 {
+        f0: u16,
+        f1: u64,
+        f2: i16,
+        f3: u64,
+    }
+    #[inline(never)]
+    fn p110_h0(a0: u64, a1: i64, a2: i32, a3: i8, a4: i32, a5: i32, a6: u32, a7: i64) -> u32 {
+        let r = (match (0xeu16) as u8 % 8 {
+            0 => a6,
+            1 | 2 => a6,
+            3..=5 => 0xffffffffu32,
+            _ => (a2 as u32),
+        })
+        .wrapping_sub(0x0u32)
+        .checked_add(
+            a6.wrapping_shr(1)
+                .wrapping_rem(a6.wrapping_add(0xffffffffu32) | 1),
+        )
+        .unwrap_or(((0x1u16 <= (a5 as u16)) as u32));
+        if a1.wrapping_div(1i64 | 1).overflowing_add(a7).1 {
+            r
+        } else {
+            r ^ 0x0u32
+                .wrapping_add(a6.overflowing_mul(0x2u32).0)
+                .checked_add(
+                    a6.wrapping_add(0x1u32)
+                        .wrapping_shr((a3.wrapping_shr((a7 as u16) as u32)) as u32),
+                )
+                .unwrap_or(
+                    (if ((a3 as i64) >= a1) { a6 } else { (a3 as u32) }).wrapping_div(
+                        (match (a6) as u8 % 8 {
+                            0 => 0x1u32,
+                            1 | 2 => a6,
+                            3..=5 => (a1 as u32),
+                            _ => (a4 as u32),
+                        }) | 1,
+                    ),
+                )
+        }
+    }
+    #[inline(never)]
+    fn p110_h1(
+        a0: i64,
+        a1: i32,
+        a2: u64,
+        a3: i8,
+        a4: i64,
+        a5: i16,
+        a6: u16,
+        a7: u8,
+        a8: u32,
+        a9: i8,
+    ) -> u32 {
+        let r = (((a5 >= 8i16) ^ (!(0x888u16 >= (a9 as u16)))) as u32);
+        if (a3 as i16)
+            .rotate_right((a8) as u32)
+            .overflowing_add((1i16.abs_diff(a5) as i16))
+            .1
+        {
+            r
+        } else {
+            r ^ (((a5 == (a5 as i16)) as i8) as u32)
+        }
+    }
+    #[inline(never)]
+    fn p110_hs(s: S110, x: u32) -> S110 {
+        S110 {
+            f0: s.f0,
+            f1: s
+                .f3
+                .wrapping_add(s.f3)
+                .wrapping_div((s.f1 as u64).wrapping_div(s.f3 | 1) | 1),
+            f2: s
+                .f2
+                .overflowing_mul((s.f1 as i16))
+                .0
+                .wrapping_rem((s.f2 as i16).checked_add(s.f2).unwrap_or(s.f2) | 1),
+            f3: s.f1.overflowing_add(0x0u64.wrapping_add((s.f1 as u64))).0,
+        }
+    }
+    #[inline(never)]
+    pub fn p110(input: u64) -> u64 {
+        let mut v0: i64 = (input.rotate_left(54) ^ 0xa33e35cb098ece8d) as i64;
+        let mut v1: i64 = (input.rotate_left(24) ^ 0x5c69cbb9cceff0db) as i64;
+        let mut v2: u64 = (input.rotate_left(16) ^ 0xdaa07af26b46fa07) as u64;
+        let mut v3: u64 = (input.rotate_left(17) ^ 0x1fe11dbcb298f7ff) as u64;
+        let mut v4: u64 = (input.rotate_left(44) ^ 0xa79e12bb649f3da3) as u64;
+        let mut v5: u64 = (input.rotate_left(21) ^ 0xfbcc46be5ae54e6e) as u64;
+        let mut v6: u64 = (input.rotate_left(4) ^ 0xa02996e55b56d3da) as u64;
+        let mut b0: bool = (input >> 59) & 1 == 1;
+        let mut b1: bool = (input >> 49) & 1 == 1;
+        let mut r0: [u64; 10] = [
+            0x1u64,
+            0x0u64,
+            (input >> 10) as u64,
+            (input >> 15) as u64,
+            0x1u64,
+            0x1u64,
+            0x8000000000000000u64,
+            0xa682e06736158768u64,
+            0xcf52224726c90fu64,
+            0x7fffffffffffffffu64,
+        ];
+        let mut r1: [u16; 5] = [
+            (input >> 0) as u16,
+            (input >> 5) as u16,
+            (input >> 10) as u16,
+            0xf55u16,
+            (input >> 20) as u16,
+        ];
+        let mut s0 = S110 {
+            f0: (input >> 3) as u16,
+            f1: (input >> 3) as u64,
+            f2: (input >> 3) as i16,
+            f3: (input >> 3) as u64,
+        };
+        if (v0.wrapping_div((-1i64) | 1) < v0.wrapping_add((v4 as i64))) {
+            for i1 in 0..10u32 {
+                b0 = 0xffffffffu32.overflowing_mul((v5 as u32).max(i1)).1;
+            }
+        }
+        v3 = (b0 as u64).wrapping_add(v5).checked_rem(v2).unwrap_or(
+            (r0[((b0 as u32) % 10) as usize..]
+                .iter()
+                .copied()
+                .fold(0 as u64, |s, x| s.wrapping_add(x)) as u64),
+        );
+        r1[(((r1[(((v0 as u64).checked_add(v5).unwrap_or(v5)) as u32 % 5) as usize] as i32)
+            .count_ones() as i32) as u32
+            % 5) as usize] = 0x8000u16.wrapping_add(0x0u16).wrapping_rem(0x8000u16 | 1);
+        let mut ck: u64 = 0xcbf2_9ce4_8422_2325;
+        ck = (ck ^ (v0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v4 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v5 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (v6 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (b1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r0.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (r1.iter().fold(0u64, |s, &x| s.rotate_left(9) ^ (x as u64))))
+            .wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f0 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f1 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f2 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck = (ck ^ (s0.f3 as u64)).wrapping_mul(0x100_0000_01b3);
+        ck
+    }
+}
+
+fn fuzz_s1_p110_reduced(o: &mut Out) {
+    o.u64(s1_p110_reduced::p110(core::hint::black_box(
+        0xdc90580fe0f4834b,
+    )));
+}
+
 pub const CASES: &[Case] = &[
     case!(mulo_of_widened_byte),
     case!(fuzz_s2_p44),
@@ -1948,4 +3973,9 @@ pub const CASES: &[Case] = &[
     case!(fuzz_s20261204_p4),
     case!(fuzz_s2_p115),
     case!(fuzz_s3_p6),
+    case!(fuzz_s1_p4),
+    case!(fuzz_s1_p37),
+    case!(fuzz_s1_p92),
+    case!(fuzz_s1_p110),
+    case!(fuzz_s1_p110_reduced),
 ];

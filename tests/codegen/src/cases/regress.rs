@@ -353,6 +353,47 @@ fn u64_rotate_all_ones_half(o: &mut Out) {
     each_pair(o, u64_rotr_of_constant_by_byte);
 }
 
+// A branch or select on one bit of a value shifted by a constant (`(x >> 10) & 1 == 1`): the
+// backend selected the immediate bit test with the bit number in a register (`moveq #10,%d0 ;
+// btst #0,%d1`, testing bit 0), and its assembly printer crashed on it, so such code could not
+// be built (seed 1 programs 4, 37 and 92 of the random run; docs/codegen-conformance.md, the
+// bit-test rewrite). Each function below stopped the build before the rewrite.
+
+#[inline(never)]
+fn bit10_and_low(x: u64, y: u64) -> u32 {
+    if (x as u32 >> 10) & 1 == 1 && y & 1 == 1 {
+        7
+    } else {
+        9
+    }
+}
+#[inline(never)]
+fn bit_of_i16(x: u64, y: u64) -> u32 {
+    let v = x as i16 >> 13;
+    if v & 1 == 1 { y as u32 } else { 3 }
+}
+#[inline(never)]
+fn bit_of_byte(x: u64, _: u64) -> bool {
+    (x as u8 >> 3) & 1 != 0
+}
+#[inline(never)]
+fn bit_of_u64_low_half(x: u64, y: u64) -> u64 {
+    if (x >> 21) & 1 == 1 { y } else { x ^ y }
+}
+#[inline(never)]
+fn bit_select(x: u64, y: u64) -> u32 {
+    let b = (x as u32 >> 30) & 1 == 0;
+    if b { y as u32 } else { 0x55 }
+}
+
+fn shifted_bit_tests(o: &mut Out) {
+    each_pair(o, bit10_and_low);
+    each_pair(o, bit_of_i16);
+    each_pair(o, bit_of_byte);
+    each_pair(o, bit_of_u64_low_half);
+    each_pair(o, bit_select);
+}
+
 pub const CASES: &[Case] = &[
     case!(u64_min_then_truncate),
     case!(u64_try_from_saturate),
@@ -363,4 +404,5 @@ pub const CASES: &[Case] = &[
     case!(saturating_all_ones),
     case!(rows_try_from_in_closure),
     case!(u64_rotate_all_ones_half),
+    case!(shifted_bit_tests),
 ];
