@@ -129,7 +129,7 @@ fn a_parted_and_hformat_disk_gets_the_driver_and_boots() {
         "parted",
         &["-m", "-s", "HD60_512.hda", "unit", "s", "print"],
     );
-    assert!(listing.contains(":64s:95s:32s::Macintosh:;"), "{listing}");
+    assert!(listing.contains(":64s:159s:96s::Macintosh:;"), "{listing}");
 }
 
 #[test]

@@ -59,9 +59,9 @@ fn parted_and_hfsutils_read_what_ferrite_makes() {
         lines,
         [
             "1:1s:63s:63s::Apple:;",
-            "2:64s:95s:32s::Macintosh:;",
-            "3:96s:32863s:32768s:hfs:First:;",
-            "4:32864s:81919s:49056s:hfs:Second:;"
+            "2:64s:159s:96s::Macintosh:;",
+            "3:160s:32927s:32768s:hfs:First:;",
+            "4:32928s:81919s:48992s:hfs:Second:;"
         ],
         "{out}"
     );

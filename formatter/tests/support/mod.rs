@@ -87,8 +87,10 @@ impl BlockDevice for StopAfter<'_> {
 }
 
 /// A disk of `blocks` 512-byte blocks as `ferrite init` made it before the flight-record area
-/// (Ferrite 0.1): `driver` (at most 32 blocks) alone in a 32-block `Apple_Driver43` partition
-/// at block 64, then HFS volumes of `volumes` blocks each (`None`: the rest of the disk),
+/// (Ferrite 0.1): `driver` alone in a 32-block `Apple_Driver43` partition at block 64 (or,
+/// for a driver larger than Ferrite 0.1's 16 KiB — today's real driver, installed by a test
+/// as the "old" one — a partition just large enough for it, still without a record area),
+/// then HFS volumes of `volumes` blocks each (`None`: the rest of the disk),
 /// formatted. Made with the current layout writer and a one-block driver (whose partition
 /// is then 32 blocks), then the real driver written over the partition and its entry and
 /// descriptor made to match — so the partition holds no record area.
@@ -96,11 +98,11 @@ pub fn old_ferrite_disk(blocks: u64, driver: &[u8], volumes: &[Option<u32>]) -> 
     use ferrite_formatter::apm::{HfsPartitionSpec, Layout, PartSize, write_map};
     use ferrite_formatter::hfs::{FormatOptions, format_volume};
     use ferrite_shared::partition_map::boot_checksum;
-    assert!(driver.len() <= 32 * 512);
+    let slot = driver.len().div_ceil(512).max(32) as u32;
     let mut d = MemDisk::new(blocks);
     let layout = Layout {
         driver: Some(&[0x4E]),
-        driver_slot_blocks: 32,
+        driver_slot_blocks: slot,
         hfs: volumes
             .iter()
             .enumerate()
@@ -113,10 +115,10 @@ pub fn old_ferrite_disk(blocks: u64, driver: &[u8], volumes: &[Option<u32>]) -> 
     let map = write_map(&mut d, &layout).unwrap();
     assert_eq!(
         (map.partitions[1].start, map.partitions[1].blocks),
-        (64, 32)
+        (64, slot)
     );
     let b = d.as_bytes_mut();
-    b[64 * 512..96 * 512].fill(0);
+    b[64 * 512..(64 + slot as usize) * 512].fill(0);
     b[64 * 512..64 * 512 + driver.len()].copy_from_slice(driver);
     // The driver entry (map block 2): pmBootSize, pmBootCksum; block 0: ddSize.
     b[1024 + 96..1024 + 100].copy_from_slice(&(driver.len() as u32).to_be_bytes());
