@@ -262,10 +262,8 @@ ferrite_old_io:
         pea     (300).w                 | the wait, 300 ticks (PEA: fewer cycles)
         move.w  #4,-(%sp)
         .short  0xA815                  | SCSIComplete(&stat, &msg, 300)
-        move.w  (%sp)+,%d1              | its result
-        move.w  (%sp)+,%d0
-        swap    %d0
-        move.w  %d1,%d0
+        move.l  (%sp)+,%d0              | its result (high word), which call (low word)
+        swap    %d0                     | which call in the high word, the result in the low
         movea.l (%sp)+,%a2
         move.l  (%sp)+,%d2
         rts
